@@ -1,0 +1,46 @@
+# h5loom: `make demo` and `make test` work from a fresh clone on a fresh Debian machine.
+# They install missing system packages, create .venv/, build with CMake and run.
+
+BUILD   ?= build
+VENV    ?= .venv
+NP      ?= 4
+PYTHON  := $(VENV)/bin/python
+MPIRUN  := mpirun --oversubscribe --allow-run-as-root
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps venv build demo test conformance-table clean distclean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+# The virtual environment for every Python tool the project uses.
+$(VENV)/.installed: requirements-dev.txt | deps
+	@test -x $(PYTHON) || python3 -m venv $(VENV) || (rm -rf $(VENV) && /usr/bin/python3 -m venv $(VENV))
+	$(PYTHON) -m pip install -q --upgrade pip
+	$(PYTHON) -m pip install -q -r requirements-dev.txt
+	@touch $@
+
+venv: $(VENV)/.installed
+
+build: deps venv
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_PYTHON=$(abspath $(PYTHON))
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(MPIRUN) -n $(NP) $(BUILD)/examples/h5loom_demo --dir $(BUILD)
+
+test: build
+	rm -rf $(BUILD)/conformance
+	ctest --test-dir $(BUILD) --output-on-failure --timeout 900; status=$$?; \
+	  $(PYTHON) tools/conformance_table.py $(BUILD)/conformance; exit $$status
+
+conformance-table:
+	$(PYTHON) tools/conformance_table.py $(BUILD)/conformance
+
+clean:
+	rm -rf $(BUILD)
+
+distclean: clean
+	rm -rf $(VENV)

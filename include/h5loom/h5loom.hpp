@@ -1,0 +1,186 @@
+// h5loom C++ API: files, groups, datasets, attributes and selections over MPI,
+// with the storage engine chosen at run time. See docs/object-model.md.
+//
+// Collective contract: on a file opened over a communicator, every call below is
+// collective (all ranks call it, on the same object, in the same order) except
+// Dataset::write / write_copy, which each rank calls as often as it likes with
+// its own selection. Dataset::read is collective, with a per-rank selection
+// (Selection::none() for a rank that needs nothing). Set
+// H5LOOM_CHECK_COLLECTIVE=1 to have mismatched calls reported instead of hanging.
+//
+// Deferred writes: Dataset::write only records the request; the data moves at
+// the next flush point, and the buffer must stay valid and unchanged until that
+// flush point returns. Flush points: File::flush, File::close (and the last
+// File/Group/Dataset handle going away), Dataset::read and Dataset::extend on any
+// dataset of the same file. Dataset::write_copy copies the buffer at once, so it
+// can be reused immediately.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "h5loom/engine.hpp"
+#include "h5loom/errors.hpp"
+#include "h5loom/selection.hpp"
+#include "h5loom/types.hpp"
+
+namespace h5loom {
+
+using Mode = engine::OpenMode;
+
+struct FileOptions {
+  // The ranks that share the file. MPI is initialised on first use if the
+  // program has not done it (a program started without mpirun is one rank).
+  MPI_Comm comm = MPI_COMM_NULL;  // MPI_COMM_NULL means MPI_COMM_WORLD
+  // Engine name or JSON configuration. Empty: $H5LOOM_ENGINE, else "hdf5".
+  std::string engine;
+};
+
+// Initialises MPI if nobody has (and finalises it at exit). Called by File; call
+// it yourself only to learn rank and size before opening a file.
+void ensure_mpi();
+
+namespace detail {
+struct FileState;
+}
+
+// Anything that can carry attributes: the file's root group, a group, a dataset.
+class Object {
+ public:
+  const std::string& path() const { return path_; }
+  std::string name() const;  // last path component ("/" for the root)
+
+  void set_attribute(const std::string& name, const AttributeValue& value);
+  AttributeValue attribute(const std::string& name) const;
+  bool has_attribute(const std::string& name) const;
+  std::vector<std::string> attribute_names() const;
+
+ protected:
+  Object(std::shared_ptr<detail::FileState> file, std::string path)
+      : file_(std::move(file)), path_(std::move(path)) {}
+  detail::FileState& state() const;
+  std::shared_ptr<detail::FileState> file_;
+  std::string path_;
+};
+
+class Dataset : public Object {
+ public:
+  Datatype dtype() const;
+  Dims shape() const;
+  Dims max_shape() const;
+  Layout layout() const;
+  Dims chunks() const;
+  std::size_t ndim() const { return shape().size(); }
+
+  // Grows the dataset (collective; a flush point). No dimension may shrink or pass max_shape.
+  void extend(const Dims& new_shape);
+
+  // Deferred write of `n` elements (must equal the selection's element count).
+  template <class T>
+  void write(const Selection& sel, const T* data, std::size_t n) {
+    write_raw(sel, datatype_of<T>(), data, n, /*copy=*/false);
+  }
+  template <class T>
+  void write(const Selection& sel, const std::vector<T>& data) {
+    write(sel, data.data(), data.size());
+  }
+  // A temporary (or moved) vector is kept alive by h5loom until the flush: no copy, no dangling.
+  template <class T>
+  void write(const Selection& sel, std::vector<T>&& data) {
+    auto owned = std::make_shared<std::vector<T>>(std::move(data));
+    write_raw(sel, datatype_of<T>(), owned->data(), owned->size(), owned);
+  }
+  // Copying write: the buffer may be reused as soon as this returns.
+  template <class T>
+  void write_copy(const Selection& sel, const T* data, std::size_t n) {
+    write_raw(sel, datatype_of<T>(), data, n, /*copy=*/true);
+  }
+  template <class T>
+  void write_copy(const Selection& sel, const std::vector<T>& data) {
+    write_copy(sel, data.data(), data.size());
+  }
+  void write_raw(const Selection& sel, Datatype dtype, const void* data, std::size_t n, bool copy);
+  // Deferred write whose buffer is owned by `keep_alive`, released after the flush
+  // (language bindings pass the object that owns the memory, e.g. a numpy array).
+  void write_raw(const Selection& sel, Datatype dtype, const void* data, std::size_t n,
+                 std::shared_ptr<const void> keep_alive);
+
+  // Collective read into a dense buffer of `n` elements.
+  template <class T>
+  void read(const Selection& sel, T* out, std::size_t n) {
+    read_raw(sel, datatype_of<T>(), out, n);
+  }
+  template <class T>
+  std::vector<T> read(const Selection& sel = Selection::all()) {
+    std::vector<T> out(sel.num_elements(shape()));
+    read(sel, out.data(), out.size());
+    return out;
+  }
+  void read_raw(const Selection& sel, Datatype dtype, void* out, std::size_t n);
+
+ private:
+  friend class Group;
+  Dataset(std::shared_ptr<detail::FileState> f, std::string p) : Object(std::move(f), std::move(p)) {}
+  const DatasetInfo& info() const;
+};
+
+class Group : public Object {
+ public:
+  // Paths may be relative to this group or absolute; missing parent groups are created.
+  Group create_group(const std::string& path);
+  Group group(const std::string& path) const;
+  Dataset create_dataset(const std::string& path, const DatasetSpec& spec);
+  template <class T>
+  Dataset create_dataset(const std::string& path, const Dims& shape, const Dims& max_shape = {}) {
+    DatasetSpec spec;
+    spec.dtype = datatype_of<T>();
+    spec.shape = shape;
+    spec.max_shape = max_shape;
+    return create_dataset(path, spec);
+  }
+  Dataset dataset(const std::string& path) const;
+
+  bool exists(const std::string& path) const;
+  ObjectKind kind(const std::string& path) const;
+  std::vector<std::string> list() const;  // member names, sorted
+
+ protected:
+  Group(std::shared_ptr<detail::FileState> f, std::string p) : Object(std::move(f), std::move(p)) {}
+  std::string resolve(const std::string& path) const;
+  void create_parents(const std::string& abs_path);
+};
+
+class File : public Group {
+ public:
+  // A new file (an existing one is truncated) / a new file that must not exist yet.
+  static File create(const std::string& filename, const FileOptions& options = {});
+  static File create_exclusive(const std::string& filename, const FileOptions& options = {});
+  static File open(const std::string& filename, Mode mode = Mode::Read, const FileOptions& options = {});
+
+  File(const File&) = default;
+  File& operator=(const File&) = default;
+  File(File&&) = default;
+  File& operator=(File&&) = default;
+  ~File();
+
+  void flush();  // collective flush point
+  void close();  // collective; further calls on this file raise UsageError
+  bool is_open() const;
+
+  const std::string& filename() const;
+  std::string engine_name() const;
+  std::string describe() const;  // engine, layout and knobs in effect
+  Mode mode() const;
+  int rank() const;
+  int size() const;
+  MPI_Comm comm() const;
+  std::size_t pending_writes() const;  // deferred writes not yet flushed on this rank
+
+ private:
+  explicit File(std::shared_ptr<detail::FileState> f);
+};
+
+}  // namespace h5loom

@@ -1,0 +1,176 @@
+// Value types shared by the object model and the engine interface:
+// element datatypes, shapes, dataset creation specs and attribute values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "h5loom/errors.hpp"
+
+namespace h5loom {
+
+// The element types a dataset or attribute can hold (HDF5's native numeric types).
+enum class Datatype : uint8_t {
+  Int8, Int16, Int32, Int64,
+  UInt8, UInt16, UInt32, UInt64,
+  Float32, Float64,
+};
+
+constexpr Datatype kAllDatatypes[] = {
+    Datatype::Int8,   Datatype::Int16,  Datatype::Int32,   Datatype::Int64,  Datatype::UInt8,
+    Datatype::UInt16, Datatype::UInt32, Datatype::UInt64, Datatype::Float32, Datatype::Float64};
+
+std::size_t datatype_size(Datatype t);
+// Canonical names: "int8" ... "uint64", "float32", "float64".
+std::string datatype_name(Datatype t);
+// Accepts canonical names and numpy spellings ("f8", "<i4", "u1", "double", "float").
+Datatype datatype_from_name(std::string_view name);
+
+template <class T>
+constexpr Datatype datatype_of() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, float>) return Datatype::Float32;
+  else if constexpr (std::is_same_v<U, double>) return Datatype::Float64;
+  else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool>) {
+    if constexpr (std::is_signed_v<U>) {
+      if constexpr (sizeof(U) == 1) return Datatype::Int8;
+      else if constexpr (sizeof(U) == 2) return Datatype::Int16;
+      else if constexpr (sizeof(U) == 4) return Datatype::Int32;
+      else return Datatype::Int64;
+    } else {
+      if constexpr (sizeof(U) == 1) return Datatype::UInt8;
+      else if constexpr (sizeof(U) == 2) return Datatype::UInt16;
+      else if constexpr (sizeof(U) == 4) return Datatype::UInt32;
+      else return Datatype::UInt64;
+    }
+  } else {
+    static_assert(sizeof(U) == 0, "h5loom: unsupported element type");
+  }
+}
+
+using Dims = std::vector<uint64_t>;
+// A maximum extent that can grow without bound (HDF5's H5S_UNLIMITED).
+constexpr uint64_t kUnlimited = ~uint64_t{0};
+
+std::string dims_to_string(const Dims& d);  // "[4, 5]"; unlimited prints as "inf"
+uint64_t product(const Dims& d);
+
+enum class ObjectKind { None, Group, Dataset };
+
+enum class Layout { Contiguous, Chunked };
+
+// What create_dataset asks for. Empty max_shape: fixed size (= shape).
+// Empty chunks with Layout::Chunked: the engine picks ("auto", about 1 MiB).
+// layout_auto: the engine decides contiguous or chunked (chunked if extendable).
+struct DatasetSpec {
+  Datatype dtype = Datatype::Float64;
+  Dims shape;
+  Dims max_shape;
+  Layout layout = Layout::Contiguous;
+  bool layout_auto = true;
+  Dims chunks;
+};
+
+struct DatasetInfo {
+  Datatype dtype = Datatype::Float64;
+  Dims shape;
+  Dims max_shape;
+  Layout layout = Layout::Contiguous;
+  Dims chunks;  // empty unless chunked
+};
+
+// A scalar, a 1-D array of one numeric type, or a string.
+class AttributeValue {
+ public:
+  enum class Kind { Scalar, Array, String };
+
+  AttributeValue() = default;
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>>>
+  AttributeValue(T v) : kind_(Kind::Scalar), dtype_(datatype_of<T>()), count_(1) {
+    bytes_.resize(sizeof(T));
+    std::memcpy(bytes_.data(), &v, sizeof(T));
+  }
+  template <class T>
+  AttributeValue(const std::vector<T>& v) : kind_(Kind::Array), dtype_(datatype_of<T>()), count_(v.size()) {
+    bytes_.resize(v.size() * sizeof(T));
+    if (!v.empty()) std::memcpy(bytes_.data(), v.data(), bytes_.size());
+  }
+  AttributeValue(std::string s) : kind_(Kind::String), text_(std::move(s)) {}
+  AttributeValue(const char* s) : AttributeValue(std::string(s)) {}
+
+  // Raw constructor used by engines: `count` elements of `dtype` at `data`.
+  static AttributeValue from_raw(Kind kind, Datatype dtype, std::size_t count, const void* data);
+
+  Kind kind() const { return kind_; }
+  bool is_string() const { return kind_ == Kind::String; }
+  Datatype dtype() const { return dtype_; }      // meaningless for strings
+  std::size_t size() const { return is_string() ? text_.size() : count_; }
+  const void* data() const { return bytes_.data(); }
+
+  // Numeric values convert to the requested type (attributes are metadata; a
+  // `time` stored as float32 reads as double). Strings never convert.
+  template <class T>
+  T as() const {
+    auto v = as_vector<T>();
+    if (kind_ != Kind::Scalar && v.size() != 1)
+      throw DatatypeError("attribute holds an array of " + std::to_string(v.size()) +
+                          " values, not a scalar");
+    return v.at(0);
+  }
+  template <class T>
+  std::vector<T> as_vector() const {
+    require_numeric();
+    std::vector<T> out(count_);
+    for (std::size_t i = 0; i < count_; ++i) out[i] = static_cast<T>(element_as_double_or_int<T>(i));
+    return out;
+  }
+  const std::string& as_string() const;
+
+  std::string to_string() const;  // human-readable, for tools and error messages
+  bool operator==(const AttributeValue& o) const {
+    return kind_ == o.kind_ && dtype_ == o.dtype_ && count_ == o.count_ && bytes_ == o.bytes_ &&
+           text_ == o.text_;
+  }
+  bool operator!=(const AttributeValue& o) const { return !(*this == o); }
+
+ private:
+  void require_numeric() const;
+  template <class T>
+  T element_as_double_or_int(std::size_t i) const;
+
+  Kind kind_ = Kind::Scalar;
+  Datatype dtype_ = Datatype::Int32;
+  std::size_t count_ = 0;
+  std::vector<unsigned char> bytes_;
+  std::string text_;
+};
+
+template <class T>
+T AttributeValue::element_as_double_or_int(std::size_t i) const {
+  const unsigned char* p = bytes_.data() + i * datatype_size(dtype_);
+  auto load = [p](auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, p, sizeof v);
+    return static_cast<T>(v);
+  };
+  switch (dtype_) {
+    case Datatype::Int8: return load(int8_t{});
+    case Datatype::Int16: return load(int16_t{});
+    case Datatype::Int32: return load(int32_t{});
+    case Datatype::Int64: return load(int64_t{});
+    case Datatype::UInt8: return load(uint8_t{});
+    case Datatype::UInt16: return load(uint16_t{});
+    case Datatype::UInt32: return load(uint32_t{});
+    case Datatype::UInt64: return load(uint64_t{});
+    case Datatype::Float32: return load(float{});
+    case Datatype::Float64: return load(double{});
+  }
+  return T{};
+}
+
+}  // namespace h5loom

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages h5loom needs, only if some are missing
+# (apt-get update once, then apt-get install). Safe to run repeatedly.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build make git pkg-config
+  python3 python3-venv python3-pip
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
+  libgtest-dev nlohmann-json3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} system packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

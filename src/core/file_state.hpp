@@ -1,0 +1,52 @@
+// The state behind every File, Group and Dataset handle of one open file:
+// the engine stack, the engine's file handle, the queue of deferred writes and a
+// cache of dataset shapes (so that write() can validate without engine calls).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "h5loom/h5loom.hpp"
+
+namespace h5loom::detail {
+
+struct PendingWrite {
+  engine::WriteRequest request;
+  // Owns the buffer when h5loom does (write_copy, moved vectors, bindings); null otherwise.
+  std::shared_ptr<const void> keep_alive;
+};
+
+struct FileState {
+  std::unique_ptr<engine::Engine> engine;
+  std::unique_ptr<engine::FileHandle> handle;
+  std::string filename;
+  Mode mode = Mode::Read;
+  MPI_Comm comm = MPI_COMM_NULL;  // our duplicate of the user's communicator
+  int rank = 0;
+  int size = 1;
+  bool open = false;
+  std::vector<PendingWrite> pending;
+  std::map<std::string, DatasetInfo> datasets;
+
+  ~FileState();
+
+  // Throws UsageError if the file was closed; `what` describes the attempted call.
+  void require_open(const std::string& what) const;
+  // Throws ReadOnlyError if the file is open read-only.
+  void require_writable(const std::string& what) const;
+  // Collective: hands the queued writes to the engine.
+  void flush_pending();
+  void close();
+  const DatasetInfo& dataset_info(const std::string& path);
+  // "file 'a.h5'" — every error message starts from this.
+  std::string describe_file() const { return "file '" + filename + "'"; }
+};
+
+// Path helpers: absolute, normalised paths ("/a/b"); ".." is refused.
+std::string normalize_path(const std::string& path);
+std::string parent_path(const std::string& abs_path);
+std::string join_path(const std::string& group, const std::string& name);
+
+}  // namespace h5loom::detail

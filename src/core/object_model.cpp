@@ -1,0 +1,419 @@
+// The object model: File, Group, Dataset and attributes. Every argument is
+// checked here, once, before exactly one engine call, so that every engine
+// reports misuse with the same error class and message (ADIOS2's Put/DoPut idea).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/file_state.hpp"
+
+namespace h5loom {
+
+namespace detail {
+
+std::string normalize_path(const std::string& path) {
+  std::string out;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    std::string part = path.substr(i, j - i);
+    if (part == "..") throw UsageError("path '" + path + "' contains '..', which h5loom does not resolve");
+    if (!part.empty() && part != ".") out += "/" + part;
+    i = j + 1;
+  }
+  return out.empty() ? "/" : out;
+}
+
+std::string parent_path(const std::string& abs_path) {
+  auto pos = abs_path.rfind('/');
+  return pos == 0 || pos == std::string::npos ? "/" : abs_path.substr(0, pos);
+}
+
+std::string join_path(const std::string& group, const std::string& name) {
+  return normalize_path(group + "/" + name);
+}
+
+FileState::~FileState() {
+  if (!open) return;
+  try {
+    close();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "h5loom: error while closing %s: %s\n", describe_file().c_str(), e.what());
+  }
+}
+
+void FileState::require_open(const std::string& what) const {
+  if (!open) throw UsageError("cannot " + what + ": " + describe_file() + " is closed");
+}
+
+void FileState::require_writable(const std::string& what) const {
+  require_open(what);
+  if (mode == Mode::Read) throw ReadOnlyError("cannot " + what + ": " + describe_file() + " is open read-only");
+}
+
+void FileState::flush_pending() {
+  std::vector<engine::WriteRequest> requests;
+  requests.reserve(pending.size());
+  for (auto& p : pending) requests.push_back(p.request);
+  // Clear first: a failed engine write must not be replayed by a later flush.
+  auto keep_alive = std::move(pending);
+  pending.clear();
+  engine->write(*handle, requests);
+}
+
+void FileState::close() {
+  if (!open) return;
+  open = false;  // even if the engine fails below, the handle is gone
+  struct FreeComm {
+    MPI_Comm& c;
+    ~FreeComm() {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized && c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    }
+  } free_comm{comm};
+  try {
+    flush_pending();
+  } catch (...) {
+    engine->close(*handle);
+    handle.reset();
+    throw;
+  }
+  engine->close(*handle);
+  handle.reset();
+  datasets.clear();
+}
+
+const DatasetInfo& FileState::dataset_info(const std::string& path) {
+  auto it = datasets.find(path);
+  if (it != datasets.end()) return it->second;
+  return datasets[path] = engine->dataset_info(*handle, path);
+}
+
+}  // namespace detail
+
+using detail::FileState;
+using detail::join_path;
+using detail::normalize_path;
+using detail::parent_path;
+
+// ---- Object (attributes) ---------------------------------------------------
+
+FileState& Object::state() const { return *file_; }
+
+std::string Object::name() const {
+  if (path_ == "/") return "/";
+  return path_.substr(path_.rfind('/') + 1);
+}
+
+static void check_attribute_name(const std::string& name, const std::string& object, const FileState& f) {
+  if (name.empty() || name.find('/') != std::string::npos)
+    throw UsageError("invalid attribute name '" + name + "' on '" + object + "' in " + f.describe_file() +
+                     " (must be non-empty and contain no '/')");
+}
+
+void Object::set_attribute(const std::string& name, const AttributeValue& value) {
+  auto& f = state();
+  f.require_writable("write attribute '" + name + "' on '" + path_ + "'");
+  check_attribute_name(name, path_, f);
+  f.engine->write_attribute(*f.handle, path_, name, value);
+}
+
+AttributeValue Object::attribute(const std::string& name) const {
+  auto& f = state();
+  f.require_open("read attribute '" + name + "' of '" + path_ + "'");
+  check_attribute_name(name, path_, f);
+  if (!f.engine->has_attribute(*f.handle, path_, name))
+    throw NotFoundError("attribute '" + name + "' not found on '" + path_ + "' in " + f.describe_file());
+  return f.engine->read_attribute(*f.handle, path_, name);
+}
+
+bool Object::has_attribute(const std::string& name) const {
+  auto& f = state();
+  f.require_open("look up attribute '" + name + "' of '" + path_ + "'");
+  check_attribute_name(name, path_, f);
+  return f.engine->has_attribute(*f.handle, path_, name);
+}
+
+std::vector<std::string> Object::attribute_names() const {
+  auto& f = state();
+  f.require_open("list attributes of '" + path_ + "'");
+  return f.engine->list_attributes(*f.handle, path_);
+}
+
+// ---- Group -------------------------------------------------------------------
+
+std::string Group::resolve(const std::string& path) const {
+  if (path.empty()) throw UsageError("empty path below '" + path_ + "' in " + state().describe_file());
+  return path[0] == '/' ? normalize_path(path) : join_path(path_, path);
+}
+
+void Group::create_parents(const std::string& abs_path) {
+  auto& f = state();
+  std::string parent = parent_path(abs_path);
+  if (parent == "/") return;
+  std::string prefix;
+  std::size_t i = 1;
+  while (i <= parent.size()) {
+    std::size_t j = parent.find('/', i);
+    if (j == std::string::npos) j = parent.size();
+    prefix = parent.substr(0, j);
+    switch (f.engine->kind(*f.handle, prefix)) {
+      case ObjectKind::None: f.engine->create_group(*f.handle, prefix); break;
+      case ObjectKind::Dataset:
+        throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
+                          "' is a dataset, not a group");
+      case ObjectKind::Group: break;
+    }
+    i = j + 1;
+  }
+}
+
+Group Group::create_group(const std::string& path) {
+  auto& f = state();
+  std::string abs = resolve(path);
+  f.require_writable("create group '" + abs + "'");
+  if (abs == "/") throw ExistsError("group '/' already exists in " + f.describe_file());
+  create_parents(abs);
+  if (auto k = f.engine->kind(*f.handle, abs); k != ObjectKind::None)
+    throw ExistsError("cannot create group '" + abs + "' in " + f.describe_file() + ": a " +
+                      (k == ObjectKind::Group ? "group" : "dataset") + " of that name exists");
+  f.engine->create_group(*f.handle, abs);
+  return Group(file_, abs);
+}
+
+Group Group::group(const std::string& path) const {
+  auto& f = state();
+  std::string abs = resolve(path);
+  f.require_open("open group '" + abs + "'");
+  auto k = f.engine->kind(*f.handle, abs);
+  if (k == ObjectKind::None) throw NotFoundError("group '" + abs + "' not found in " + f.describe_file());
+  if (k != ObjectKind::Group)
+    throw NotFoundError("'" + abs + "' in " + f.describe_file() + " is a dataset, not a group");
+  return Group(file_, abs);
+}
+
+static void validate_spec(const DatasetSpec& spec, const std::string& path, const FileState& f) {
+  auto where = "dataset '" + path + "' in " + f.describe_file();
+  if (spec.shape.empty())
+    throw SelectionError("cannot create " + where + ": the shape must have at least one dimension");
+  if (!spec.max_shape.empty()) {
+    if (spec.max_shape.size() != spec.shape.size())
+      throw SelectionError("cannot create " + where + ": max_shape " + dims_to_string(spec.max_shape) +
+                           " and shape " + dims_to_string(spec.shape) + " differ in rank");
+    for (std::size_t d = 0; d < spec.shape.size(); ++d)
+      if (spec.max_shape[d] < spec.shape[d])
+        throw SelectionError("cannot create " + where + ": max_shape " + dims_to_string(spec.max_shape) +
+                             " is smaller than shape " + dims_to_string(spec.shape) + " in dimension " +
+                             std::to_string(d));
+  }
+  if (!spec.chunks.empty()) {
+    if (spec.chunks.size() != spec.shape.size())
+      throw SelectionError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) +
+                           " and shape " + dims_to_string(spec.shape) + " differ in rank");
+    for (auto c : spec.chunks)
+      if (c == 0) throw SelectionError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) + " contain a zero");
+    if (!spec.layout_auto && spec.layout == Layout::Contiguous)
+      throw UsageError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) +
+                       " given for a contiguous layout");
+  }
+  bool extendable = !spec.max_shape.empty() && spec.max_shape != spec.shape;
+  if (extendable && !spec.layout_auto && spec.layout == Layout::Contiguous)
+    throw UsageError("cannot create " + where + ": an extendable dataset (max_shape " +
+                     dims_to_string(spec.max_shape) + ") needs a chunked layout, not contiguous");
+}
+
+Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) {
+  auto& f = state();
+  std::string abs = resolve(path);
+  f.require_writable("create dataset '" + abs + "'");
+  validate_spec(spec, abs, f);
+  create_parents(abs);
+  if (auto k = f.engine->kind(*f.handle, abs); k != ObjectKind::None)
+    throw ExistsError("cannot create dataset '" + abs + "' in " + f.describe_file() + ": a " +
+                      (k == ObjectKind::Group ? "group" : "dataset") + " of that name exists");
+  f.engine->create_dataset(*f.handle, abs, spec);
+  f.datasets.erase(abs);
+  f.dataset_info(abs);
+  return Dataset(file_, abs);
+}
+
+Dataset Group::dataset(const std::string& path) const {
+  auto& f = state();
+  std::string abs = resolve(path);
+  f.require_open("open dataset '" + abs + "'");
+  auto k = f.engine->kind(*f.handle, abs);
+  if (k == ObjectKind::None) throw NotFoundError("dataset '" + abs + "' not found in " + f.describe_file());
+  if (k != ObjectKind::Dataset)
+    throw NotFoundError("'" + abs + "' in " + f.describe_file() + " is a group, not a dataset");
+  f.dataset_info(abs);
+  return Dataset(file_, abs);
+}
+
+bool Group::exists(const std::string& path) const { return kind(path) != ObjectKind::None; }
+
+ObjectKind Group::kind(const std::string& path) const {
+  auto& f = state();
+  std::string abs = resolve(path);
+  f.require_open("look up '" + abs + "'");
+  return f.engine->kind(*f.handle, abs);
+}
+
+std::vector<std::string> Group::list() const {
+  auto& f = state();
+  f.require_open("list group '" + path_ + "'");
+  return f.engine->list(*f.handle, path_);
+}
+
+// ---- Dataset -------------------------------------------------------------------
+
+const DatasetInfo& Dataset::info() const {
+  auto& f = state();
+  f.require_open("use dataset '" + path_ + "'");
+  return f.dataset_info(path_);
+}
+
+Datatype Dataset::dtype() const { return info().dtype; }
+Dims Dataset::shape() const { return info().shape; }
+Dims Dataset::max_shape() const { return info().max_shape; }
+Layout Dataset::layout() const { return info().layout; }
+Dims Dataset::chunks() const { return info().chunks; }
+
+void Dataset::extend(const Dims& new_shape) {
+  auto& f = state();
+  f.require_writable("extend dataset '" + path_ + "'");
+  const DatasetInfo& cur = info();
+  auto where = "dataset '" + path_ + "' in " + f.describe_file();
+  if (new_shape.size() != cur.shape.size())
+    throw SelectionError("cannot extend " + where + " of shape " + dims_to_string(cur.shape) + " to " +
+                         dims_to_string(new_shape) + ": the rank differs");
+  for (std::size_t d = 0; d < new_shape.size(); ++d) {
+    if (new_shape[d] < cur.shape[d])
+      throw SelectionError("cannot extend " + where + " from " + dims_to_string(cur.shape) + " to " +
+                           dims_to_string(new_shape) + ": dimension " + std::to_string(d) + " would shrink");
+    if (new_shape[d] > cur.max_shape[d])
+      throw SelectionError("cannot extend " + where + " to " + dims_to_string(new_shape) + ": dimension " +
+                           std::to_string(d) + " exceeds max_shape " + dims_to_string(cur.max_shape));
+  }
+  f.flush_pending();
+  f.engine->extend(*f.handle, path_, new_shape);
+  f.datasets.erase(path_);
+  f.dataset_info(path_);
+}
+
+static void check_transfer(const FileState& f, const std::string& path, const DatasetInfo& info,
+                           const Selection& sel, Datatype dtype, const void* buf, std::size_t n,
+                           const char* verb) {
+  if (dtype != info.dtype)
+    throw DatatypeError(std::string("cannot ") + verb + " " + datatype_name(dtype) + " data " +
+                        (verb[0] == 'w' ? "to" : "from") + " dataset '" + path + "' of type " +
+                        datatype_name(info.dtype) + " in " + f.describe_file());
+  sel.validate(info.shape, path);
+  uint64_t want = sel.num_elements(info.shape);
+  if (n != want)
+    throw SelectionError(std::string("cannot ") + verb + " dataset '" + path + "' in " + f.describe_file() +
+                         ": the buffer holds " + std::to_string(n) + " elements but the selection " +
+                         sel.to_string() + " selects " + std::to_string(want));
+  if (n > 0 && buf == nullptr)
+    throw UsageError(std::string("cannot ") + verb + " dataset '" + path + "': the buffer pointer is null");
+}
+
+void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, std::size_t n, bool copy) {
+  if (!copy || data == nullptr) return write_raw(sel, dtype, data, n, std::shared_ptr<const void>());
+  // The copy is validated (and dropped on error) by the call below.
+  auto owned = std::make_shared<std::vector<unsigned char>>(n * datatype_size(dtype));
+  if (n) std::memcpy(owned->data(), data, owned->size());
+  write_raw(sel, dtype, owned->data(), n, owned);
+}
+
+void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, std::size_t n,
+                        std::shared_ptr<const void> keep_alive) {
+  auto& f = state();
+  f.require_writable("write dataset '" + path_ + "'");
+  check_transfer(f, path_, info(), sel, dtype, data, n, "write");
+  if (n == 0) return;  // nothing to move; the rank still joins the collective flush
+  detail::PendingWrite p;
+  p.request.dataset = path_;
+  p.request.selection = sel;
+  p.request.dtype = dtype;
+  p.request.data = data;
+  p.keep_alive = std::move(keep_alive);
+  f.pending.push_back(std::move(p));
+}
+
+void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::size_t n) {
+  auto& f = state();
+  f.require_open("read dataset '" + path_ + "'");
+  check_transfer(f, path_, info(), sel, dtype, out, n, "read");
+  f.flush_pending();  // a read sees every write issued before it
+  f.engine->read(*f.handle, path_, sel, dtype, out);
+}
+
+// ---- File -------------------------------------------------------------------------
+
+File::File(std::shared_ptr<FileState> f) : Group(std::move(f), "/") {}
+File::~File() = default;
+
+static std::string resolve_engine_config(const FileOptions& options) {
+  if (!options.engine.empty()) return options.engine;
+  if (const char* env = std::getenv("H5LOOM_ENGINE"); env && *env) return env;
+  return "hdf5";
+}
+
+static std::shared_ptr<FileState> open_state(const std::string& filename, Mode mode, const FileOptions& options) {
+  ensure_mpi();
+  if (filename.empty()) throw UsageError("empty file name");
+  auto st = std::make_shared<FileState>();
+  st->filename = filename;
+  st->mode = mode;
+  st->engine = engine::make_engine(resolve_engine_config(options));
+  MPI_Comm user = options.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : options.comm;
+  MPI_Comm_dup(user, &st->comm);
+  MPI_Comm_rank(st->comm, &st->rank);
+  MPI_Comm_size(st->comm, &st->size);
+  try {
+    st->handle = st->engine->open(filename, mode, st->comm);
+  } catch (...) {
+    MPI_Comm_free(&st->comm);
+    throw;
+  }
+  st->open = true;
+  return st;
+}
+
+File File::create(const std::string& filename, const FileOptions& options) {
+  return File(open_state(filename, Mode::Create, options));
+}
+
+File File::create_exclusive(const std::string& filename, const FileOptions& options) {
+  return File(open_state(filename, Mode::CreateExclusive, options));
+}
+
+File File::open(const std::string& filename, Mode mode, const FileOptions& options) {
+  return File(open_state(filename, mode, options));
+}
+
+void File::flush() {
+  auto& f = state();
+  f.require_open("flush");
+  f.flush_pending();
+  f.engine->flush(*f.handle);
+}
+
+void File::close() { state().close(); }
+bool File::is_open() const { return state().open; }
+const std::string& File::filename() const { return state().filename; }
+std::string File::engine_name() const { return state().engine->name(); }
+std::string File::describe() const {
+  auto& f = state();
+  f.require_open("describe");
+  return f.engine->describe(*f.handle);
+}
+Mode File::mode() const { return state().mode; }
+int File::rank() const { return state().rank; }
+int File::size() const { return state().size; }
+MPI_Comm File::comm() const { return state().comm; }
+std::size_t File::pending_writes() const { return state().pending.size(); }
+
+}  // namespace h5loom

@@ -1,0 +1,16 @@
+// Automatic chunk dimensions for the hdf5 engine (also used by tests).
+#pragma once
+
+#include "h5loom/types.hpp"
+
+namespace h5loom::hdf5 {
+
+// About `target_bytes` per chunk, cut along the slowest dimension first (as the
+// HDF5 DAOS connector does): faster dimensions are kept whole as long as one
+// slab of them fits, so a chunk is a run of whole rows whenever possible.
+// Extendable dimensions count as open-ended, so a dataset created empty and
+// grown step by step still gets chunks of about the target size.
+Dims auto_chunk_dims(const Dims& shape, const Dims& max_shape, std::size_t element_size,
+                     uint64_t target_bytes);
+
+}  // namespace h5loom::hdf5

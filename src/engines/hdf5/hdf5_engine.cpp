@@ -1,0 +1,672 @@
+// The native engine: parallel HDF5 over MPI-IO. Files are plain HDF5 that
+// h5dump and h5py read. Knobs and their defaults: docs/engines/hdf5.md.
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "engine/registry.hpp"
+#include "engines/hdf5/chunking.hpp"
+
+namespace h5loom::hdf5 {
+
+using engine::FileHandle;
+using engine::OpenMode;
+using engine::WriteRequest;
+
+Dims auto_chunk_dims(const Dims& shape, const Dims& max_shape, std::size_t element_size, uint64_t target_bytes) {
+  const std::size_t n = shape.size();
+  const uint64_t target = std::max<uint64_t>(1, target_bytes / std::max<std::size_t>(1, element_size));
+  Dims extent(n);
+  for (std::size_t d = 0; d < n; ++d) {
+    uint64_t maxd = max_shape.empty() ? shape[d] : max_shape[d];
+    if (maxd > shape[d]) extent[d] = maxd == kUnlimited ? (uint64_t{1} << 40) : maxd;
+    else extent[d] = std::max<uint64_t>(1, shape[d]);
+  }
+  Dims chunk = extent;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (product(chunk) <= target) break;
+    uint64_t rest = 1;
+    for (std::size_t e = d + 1; e < n; ++e) rest *= chunk[e];
+    chunk[d] = std::clamp<uint64_t>(target / rest, 1, extent[d]);
+  }
+  return chunk;
+}
+
+namespace {
+
+constexpr uint64_t MiB = 1024 * 1024;
+
+// ---- HDF5 plumbing ---------------------------------------------------------
+
+// The deepest message of HDF5's error stack: the actual cause, not the API call.
+std::string hdf5_error_text() {
+  std::string text;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* err, void* data) -> herr_t {
+        auto* out = static_cast<std::string*>(data);
+        if (err->desc && *err->desc) *out = std::string(err->func_name ? err->func_name : "") + ": " + err->desc;
+        return 0;
+      },
+      &text);
+  H5Eclear2(H5E_DEFAULT);
+  return text.empty() ? "no detail from HDF5" : text;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw IOError(what + " (HDF5: " + hdf5_error_text() + ")"); }
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Hid {
+ public:
+  Hid() = default;
+  Hid(hid_t id, herr_t (*closer)(hid_t)) : id_(id), closer_(closer) {}
+  Hid(const Hid&) = delete;
+  Hid& operator=(const Hid&) = delete;
+  Hid(Hid&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
+  Hid& operator=(Hid&& o) noexcept {
+    std::swap(id_, o.id_);
+    std::swap(closer_, o.closer_);
+    return *this;
+  }
+  ~Hid() {
+    if (id_ >= 0 && closer_) closer_(id_);
+  }
+  hid_t get() const { return id_; }
+  // Gives up ownership without closing.
+  hid_t release() {
+    hid_t id = id_;
+    id_ = H5I_INVALID_HID;
+    return id;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  herr_t (*closer_)(hid_t) = nullptr;
+};
+
+Hid checked(hid_t id, herr_t (*closer)(hid_t), const std::string& what) {
+  if (id < 0) fail(what);
+  return Hid(id, closer);
+}
+
+void check(herr_t status, const std::string& what) {
+  if (status < 0) fail(what);
+}
+
+std::vector<hsize_t> to_hsize(const Dims& d) {
+  std::vector<hsize_t> out(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) out[i] = d[i] == kUnlimited ? H5S_UNLIMITED : d[i];
+  return out;
+}
+
+Dims from_hsize(const hsize_t* d, int n) {
+  Dims out(n);
+  for (int i = 0; i < n; ++i) out[i] = d[i] == H5S_UNLIMITED ? kUnlimited : d[i];
+  return out;
+}
+
+hid_t memory_type(Datatype t) {
+  switch (t) {
+    case Datatype::Int8: return H5T_NATIVE_INT8;
+    case Datatype::Int16: return H5T_NATIVE_INT16;
+    case Datatype::Int32: return H5T_NATIVE_INT32;
+    case Datatype::Int64: return H5T_NATIVE_INT64;
+    case Datatype::UInt8: return H5T_NATIVE_UINT8;
+    case Datatype::UInt16: return H5T_NATIVE_UINT16;
+    case Datatype::UInt32: return H5T_NATIVE_UINT32;
+    case Datatype::UInt64: return H5T_NATIVE_UINT64;
+    case Datatype::Float32: return H5T_NATIVE_FLOAT;
+    case Datatype::Float64: return H5T_NATIVE_DOUBLE;
+  }
+  return H5I_INVALID_HID;
+}
+
+// Files always store little-endian standard types, whatever the host.
+hid_t file_type(Datatype t) {
+  switch (t) {
+    case Datatype::Int8: return H5T_STD_I8LE;
+    case Datatype::Int16: return H5T_STD_I16LE;
+    case Datatype::Int32: return H5T_STD_I32LE;
+    case Datatype::Int64: return H5T_STD_I64LE;
+    case Datatype::UInt8: return H5T_STD_U8LE;
+    case Datatype::UInt16: return H5T_STD_U16LE;
+    case Datatype::UInt32: return H5T_STD_U32LE;
+    case Datatype::UInt64: return H5T_STD_U64LE;
+    case Datatype::Float32: return H5T_IEEE_F32LE;
+    case Datatype::Float64: return H5T_IEEE_F64LE;
+  }
+  return H5I_INVALID_HID;
+}
+
+Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
+  H5T_class_t cls = H5Tget_class(type);
+  std::size_t size = H5Tget_size(type);
+  if (cls == H5T_INTEGER) {
+    bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
+    switch (size) {
+      case 1: return is_signed ? Datatype::Int8 : Datatype::UInt8;
+      case 2: return is_signed ? Datatype::Int16 : Datatype::UInt16;
+      case 4: return is_signed ? Datatype::Int32 : Datatype::UInt32;
+      case 8: return is_signed ? Datatype::Int64 : Datatype::UInt64;
+    }
+  } else if (cls == H5T_FLOAT) {
+    if (size == 4) return Datatype::Float32;
+    if (size == 8) return Datatype::Float64;
+  }
+  throw DatatypeError("'" + object + "' has an HDF5 datatype that h5loom does not support (class " +
+                      std::to_string(static_cast<int>(cls)) + ", " + std::to_string(size) + " bytes)");
+}
+
+// Applies a selection to a file dataspace and returns the matching dense memory dataspace.
+Hid select(hid_t file_space, const Selection& sel, const Dims& shape) {
+  if (sel.kind() == Selection::Kind::Hyperslab) {
+    auto start = to_hsize(sel.start()), count = to_hsize(sel.count()), stride = to_hsize(sel.stride()),
+         block = to_hsize(sel.block());
+    check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), stride.data(), count.data(), block.data()),
+          "selecting " + sel.to_string());
+  } else if (sel.kind() == Selection::Kind::All) {
+    check(H5Sselect_all(file_space), "selecting all");
+  }
+  uint64_t n = sel.num_elements(shape);
+  if (sel.kind() == Selection::Kind::None || n == 0) {
+    H5Sselect_none(file_space);
+    hsize_t one = 1;
+    Hid mem = checked(H5Screate_simple(1, &one, nullptr), H5Sclose, "creating an empty memory space");
+    H5Sselect_none(mem.get());
+    return mem;
+  }
+  auto dims = to_hsize(sel.selected_shape(shape));
+  return checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
+                 "creating a memory space");
+}
+
+// ---- settings (the knobs) -----------------------------------------------------
+
+struct Settings {
+  bool collective_transfer = true;
+  bool collective_metadata = true;
+  uint64_t alignment_threshold = 1 * MiB;
+  uint64_t alignment = 1 * MiB;
+  uint64_t meta_block_size = 1 * MiB;
+  bool chunked_by_default = false;
+  uint64_t chunk_target_bytes = 1 * MiB;
+  std::string fill_time = "never";
+  std::string libver_low = "earliest";
+  std::map<std::string, std::string> mpi_info;
+
+  static Settings from(engine::Knobs& k) {
+    Settings s;
+    s.collective_transfer = k.choice("transfer", "collective", {"collective", "independent"}) == "collective";
+    s.collective_metadata = k.get<bool>("collective_metadata", true);
+    s.alignment_threshold = k.get<uint64_t>("alignment_threshold", s.alignment_threshold);
+    s.alignment = k.get<uint64_t>("alignment", s.alignment);
+    if (s.alignment == 0) k.bad_value("alignment", "must be at least 1 (1 turns alignment off)");
+    s.meta_block_size = k.get<uint64_t>("meta_block_size", s.meta_block_size);
+    s.chunked_by_default = k.choice("layout", "contiguous", {"contiguous", "chunked"}) == "chunked";
+    s.chunk_target_bytes = k.get<uint64_t>("chunk_target_bytes", s.chunk_target_bytes);
+    if (s.chunk_target_bytes == 0) k.bad_value("chunk_target_bytes", "must be positive");
+    s.fill_time = k.choice("fill_time", "never", {"never", "alloc", "ifset"});
+    s.libver_low = k.choice("libver_low", "earliest", {"earliest", "v18", "v110", "latest"});
+    if (const auto* info = k.raw("mpi_info")) {
+      if (!info->is_object()) k.bad_value("mpi_info", "must be an object of string hints, not " + info->dump());
+      for (const auto& [key, value] : info->items()) {
+        if (!value.is_string()) k.bad_value("mpi_info." + key, "hint values are strings, not " + value.dump());
+        s.mpi_info[key] = value.get<std::string>();
+      }
+    }
+    return s;
+  }
+};
+
+H5F_libver_t libver_of(const std::string& name) {
+  if (name == "v18") return H5F_LIBVER_V18;
+  if (name == "v110") return H5F_LIBVER_V110;
+  if (name == "latest") return H5F_LIBVER_LATEST;
+  return H5F_LIBVER_EARLIEST;
+}
+
+// ---- the engine ---------------------------------------------------------------
+
+struct Hdf5File : FileHandle {
+  std::string name;
+  Hid file;
+  Hid dxpl;  // transfer properties (collective or independent)
+  bool collective = false;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  std::map<std::string, Hid> datasets;  // open datasets, kept until close
+};
+
+class Hdf5Engine final : public engine::Engine {
+ public:
+  explicit Hdf5Engine(Settings s) : settings_(std::move(s)) {
+    // Errors become exceptions with HDF5's message in them; the stack is not printed.
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+
+  std::string name() const override { return "hdf5"; }
+  std::vector<std::string> conformance_groups() const override {
+    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors"};
+  }
+
+  std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) override {
+    auto f = std::make_unique<Hdf5File>();
+    f->name = path;
+    f->comm = comm;
+    MPI_Comm_rank(comm, &f->rank);
+    MPI_Comm_size(comm, &f->size);
+    f->collective = settings_.collective_transfer && f->size > 1;
+
+    // One rank looks at the file system, so thousands of ranks do not stat at once.
+    int exists = 0;
+    if (f->rank == 0) {
+      struct stat sb;
+      exists = ::stat(path.c_str(), &sb) == 0 ? 1 : 0;
+    }
+    MPI_Bcast(&exists, 1, MPI_INT, 0, comm);
+    bool creating = mode == OpenMode::Create || mode == OpenMode::CreateExclusive;
+    if (!creating && !exists) throw NotFoundError("file '" + path + "' does not exist");
+    if (mode == OpenMode::CreateExclusive && exists)
+      throw ExistsError("cannot create file '" + path + "': it already exists (use create() to overwrite)");
+
+    Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating file access properties");
+    MPI_Info info = MPI_INFO_NULL;
+    if (!settings_.mpi_info.empty()) {
+      MPI_Info_create(&info);
+      for (const auto& [k, v] : settings_.mpi_info) MPI_Info_set(info, k.c_str(), v.c_str());
+    }
+    herr_t st = H5Pset_fapl_mpio(fapl.get(), comm, info);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    check(st, "setting the MPI-IO driver for file '" + path + "'");
+    if (settings_.collective_metadata) {
+      check(H5Pset_all_coll_metadata_ops(fapl.get(), true), "enabling collective metadata reads");
+      check(H5Pset_coll_metadata_write(fapl.get(), true), "enabling collective metadata writes");
+    }
+    if (settings_.alignment > 1)
+      check(H5Pset_alignment(fapl.get(), settings_.alignment_threshold, settings_.alignment), "setting alignment");
+    check(H5Pset_meta_block_size(fapl.get(), settings_.meta_block_size), "setting the metadata block size");
+    check(H5Pset_libver_bounds(fapl.get(), libver_of(settings_.libver_low), H5F_LIBVER_LATEST),
+          "setting library version bounds");
+
+    hid_t id;
+    if (creating)
+      id = H5Fcreate(path.c_str(), mode == OpenMode::Create ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl.get());
+    else
+      id = H5Fopen(path.c_str(), mode == OpenMode::Read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl.get());
+    if (id < 0) {
+      std::string detail = hdf5_error_text();
+      std::string msg = "cannot " + std::string(creating ? "create" : "open") + " file '" + path +
+                        "' with engine hdf5 (HDF5: " + detail + ")";
+      if (!creating && (detail.find("signature") != std::string::npos || detail.find("truncated") != std::string::npos ||
+                        detail.find("superblock") != std::string::npos))
+        throw CorruptionError(msg + "; the file is not HDF5 or is damaged/truncated");
+      throw IOError(msg);
+    }
+    f->file = Hid(id, H5Fclose);
+    f->dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
+    if (f->collective) check(H5Pset_dxpl_mpio(f->dxpl.get(), H5FD_MPIO_COLLECTIVE), "enabling collective transfers");
+    return f;
+  }
+
+  void flush(FileHandle& fh) override {
+    auto& f = cast(fh);
+    check(H5Fflush(f.file.get(), H5F_SCOPE_GLOBAL), "flushing file '" + f.name + "'");
+  }
+
+  void close(FileHandle& fh) override {
+    auto& f = cast(fh);
+    f.datasets.clear();
+    hid_t id = f.file.release();  // a failed close must not be retried by ~Hid
+    if (id >= 0 && H5Fclose(id) < 0) fail("closing file '" + f.name + "'");
+  }
+
+  std::string describe(FileHandle& fh) override {
+    auto& f = cast(fh);
+    unsigned maj, min, rel;
+    H5get_libversion(&maj, &min, &rel);
+    std::ostringstream os;
+    os << "engine: hdf5 (native parallel HDF5 " << maj << '.' << min << '.' << rel << ", MPI-IO)\n"
+       << "ranks: " << f.size << "\n"
+       << "transfer: " << (settings_.collective_transfer ? "collective" : "independent")
+       << (f.size == 1 ? " (independent at 1 rank)" : "") << "\n"
+       << "collective_metadata: " << (settings_.collective_metadata ? "true" : "false") << "\n"
+       << "alignment: " << settings_.alignment << " (threshold " << settings_.alignment_threshold << ")\n"
+       << "meta_block_size: " << settings_.meta_block_size << "\n"
+       << "layout: " << (settings_.chunked_by_default ? "chunked" : "contiguous") << " (chunk_target_bytes "
+       << settings_.chunk_target_bytes << ")\n"
+       << "fill_time: " << settings_.fill_time << "\n"
+       << "libver_low: " << settings_.libver_low << "\n";
+    for (const auto& [k, v] : settings_.mpi_info) os << "mpi_info." << k << ": " << v << "\n";
+    return os.str();
+  }
+
+  ObjectKind kind(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    if (path == "/") return ObjectKind::Group;
+    // H5Lexists needs every intermediate link to exist, so walk down the path.
+    for (std::size_t pos = path.find('/', 1);; pos = path.find('/', pos + 1)) {
+      std::string prefix = path.substr(0, pos);
+      if (H5Lexists(f.file.get(), prefix.c_str(), H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return ObjectKind::None;
+      }
+      if (pos == std::string::npos) break;
+    }
+    hid_t obj = H5Oopen(f.file.get(), path.c_str(), H5P_DEFAULT);
+    if (obj < 0) {  // a dangling soft link, or a path through a dataset
+      H5Eclear2(H5E_DEFAULT);
+      return ObjectKind::None;
+    }
+    H5I_type_t t = H5Iget_type(obj);
+    H5Oclose(obj);
+    if (t == H5I_GROUP) return ObjectKind::Group;
+    if (t == H5I_DATASET) return ObjectKind::Dataset;
+    return ObjectKind::None;  // named datatypes are not h5loom objects
+  }
+
+  void create_group(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    checked(H5Gcreate2(f.file.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+            "creating group '" + path + "' in file '" + f.name + "'");
+  }
+
+  std::vector<std::string> list(FileHandle& fh, const std::string& group) override {
+    auto& f = cast(fh);
+    Hid g = checked(H5Gopen2(f.file.get(), group.c_str(), H5P_DEFAULT), H5Gclose, "opening group '" + group + "'");
+    H5G_info_t gi;
+    check(H5Gget_info(g.get(), &gi), "listing group '" + group + "'");
+    std::vector<std::string> names;
+    for (hsize_t i = 0; i < gi.nlinks; ++i) {
+      ssize_t len = H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+      if (len < 0) fail("listing group '" + group + "'");
+      std::string name(static_cast<std::size_t>(len) + 1, '\0');
+      H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
+      name.resize(static_cast<std::size_t>(len));
+      names.push_back(std::move(name));
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  void create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) override {
+    auto& f = cast(fh);
+    Dims max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
+    auto dims = to_hsize(spec.shape), maxdims = to_hsize(max_shape);
+    Hid space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()), H5Sclose,
+                        "creating the dataspace of '" + path + "'");
+    Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
+
+    bool extendable = max_shape != spec.shape;
+    bool chunked = spec.layout_auto ? (extendable || settings_.chunked_by_default) : spec.layout == Layout::Chunked;
+    // A fixed dimension of size 0 cannot be chunked (a chunk must fit the maximum shape).
+    for (std::size_t d = 0; d < spec.shape.size(); ++d)
+      if (max_shape[d] == 0) chunked = false;
+    if (chunked) {
+      Dims chunks = spec.chunks.empty()
+                        ? auto_chunk_dims(spec.shape, max_shape, datatype_size(spec.dtype), settings_.chunk_target_bytes)
+                        : spec.chunks;
+      for (std::size_t d = 0; d < chunks.size(); ++d)
+        if (max_shape[d] != kUnlimited && chunks[d] > max_shape[d])
+          throw SelectionError("cannot create dataset '" + path + "': chunks " + dims_to_string(chunks) +
+                               " exceed max_shape " + dims_to_string(max_shape) + " in dimension " +
+                               std::to_string(d));
+      auto c = to_hsize(chunks);
+      check(H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data()), "setting chunks of '" + path + "'");
+    }
+    H5D_fill_time_t ft = settings_.fill_time == "never"   ? H5D_FILL_TIME_NEVER
+                         : settings_.fill_time == "alloc" ? H5D_FILL_TIME_ALLOC
+                                                          : H5D_FILL_TIME_IFSET;
+    check(H5Pset_fill_time(dcpl.get(), ft), "setting fill time");
+    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype), space.get(), H5P_DEFAULT, dcpl.get(),
+                          H5P_DEFAULT);
+    if (id < 0) fail("creating dataset '" + path + "' in file '" + f.name + "'");
+    f.datasets[path] = Hid(id, H5Dclose);
+  }
+
+  DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    hid_t ds = dataset(f, path);
+    DatasetInfo info;
+    Hid type = checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+    info.dtype = datatype_of_hdf5(type.get(), path);
+    Hid space = checked(H5Dget_space(ds), H5Sclose, "reading the shape of '" + path + "'");
+    int n = H5Sget_simple_extent_ndims(space.get());
+    if (n < 1)
+      throw DatatypeError("dataset '" + path + "' in file '" + f.name +
+                          "' is scalar or null; h5loom datasets have at least one dimension");
+    std::vector<hsize_t> dims(n), maxdims(n);
+    H5Sget_simple_extent_dims(space.get(), dims.data(), maxdims.data());
+    info.shape = from_hsize(dims.data(), n);
+    info.max_shape = from_hsize(maxdims.data(), n);
+    Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading the layout of '" + path + "'");
+    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+      info.layout = Layout::Chunked;
+      std::vector<hsize_t> c(n);
+      H5Pget_chunk(dcpl.get(), n, c.data());
+      info.chunks = from_hsize(c.data(), n);
+    }
+    return info;
+  }
+
+  void extend(FileHandle& fh, const std::string& path, const Dims& new_shape) override {
+    auto& f = cast(fh);
+    auto dims = to_hsize(new_shape);
+    check(H5Dset_extent(dataset(f, path), dims.data()), "extending dataset '" + path + "' in file '" + f.name + "'");
+  }
+
+  void write(FileHandle& fh, const std::vector<WriteRequest>& requests) override {
+    auto& f = cast(fh);
+    if (!f.collective) {
+      for (const auto& r : requests) transfer_write(f, r.dataset, r.selection, r.dtype, r.data);
+      // write() is a collective flush point: no rank may read what another rank
+      // wrote independently before that rank has finished writing it.
+      if (f.size > 1) MPI_Barrier(f.comm);
+      return;
+    }
+    // Collective transfers need every rank in every H5Dwrite call, but ranks queue
+    // different numbers of writes. Agree on the datasets and on the largest
+    // number of writes per dataset; a rank with fewer joins with an empty selection.
+    std::map<std::string, std::vector<const WriteRequest*>> mine;
+    for (const auto& r : requests) mine[r.dataset].push_back(&r);
+    std::vector<std::string> names = union_of_names(f, mine);
+    std::vector<long long> counts(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto it = mine.find(names[i]);
+      counts[i] = it == mine.end() ? 0 : static_cast<long long>(it->second.size());
+    }
+    MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_LONG_LONG, MPI_MAX, f.comm);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto it = mine.find(names[i]);
+      std::size_t have = it == mine.end() ? 0 : it->second.size();
+      for (long long k = 0; k < counts[i]; ++k) {
+        if (static_cast<std::size_t>(k) < have) {
+          const WriteRequest* r = it->second[k];
+          transfer_write(f, r->dataset, r->selection, r->dtype, r->data);
+        } else {
+          transfer_write(f, names[i], Selection::none(), Datatype::UInt8, nullptr);
+        }
+      }
+    }
+  }
+
+  void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype, void* out) override {
+    auto& f = cast(fh);
+    hid_t ds = dataset(f, path);
+    Hid fspace = checked(H5Dget_space(ds), H5Sclose, "reading the dataspace of '" + path + "'");
+    Dims shape = current_shape(fspace.get());
+    // An empty dataset has no storage address; collective H5Dread would trip over it.
+    // Every rank sees the same shape, so all skip together.
+    if (product(shape) == 0) return;
+    Hid mspace = select(fspace.get(), sel, shape);
+    static char dummy;
+    check(H5Dread(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
+          "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+  }
+
+  bool has_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
+    auto& f = cast(fh);
+    Hid obj = open_object(f, object);
+    htri_t e = H5Aexists(obj.get(), name.c_str());
+    if (e < 0) fail("looking up attribute '" + name + "' on '" + object + "'");
+    return e > 0;
+  }
+
+  void write_attribute(FileHandle& fh, const std::string& object, const std::string& name,
+                       const AttributeValue& value) override {
+    auto& f = cast(fh);
+    Hid obj = open_object(f, object);
+    std::string where = "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'";
+    if (H5Aexists(obj.get(), name.c_str()) > 0) check(H5Adelete(obj.get(), name.c_str()), "replacing " + where);
+    if (value.is_string()) {
+      const std::string& s = value.as_string();
+      Hid type = checked(H5Tcopy(H5T_C_S1), H5Tclose, "creating a string type");
+      check(H5Tset_size(type.get(), s.size() + 1), "sizing a string type");
+      check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "setting string padding");
+      check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "setting string encoding");
+      Hid space = checked(H5Screate(H5S_SCALAR), H5Sclose, "creating a scalar space");
+      Hid attr = checked(H5Acreate2(obj.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                         H5Aclose, "creating " + where);
+      check(H5Awrite(attr.get(), type.get(), s.c_str()), "writing " + where);
+      return;
+    }
+    Hid space;
+    if (value.kind() == AttributeValue::Kind::Scalar) {
+      space = checked(H5Screate(H5S_SCALAR), H5Sclose, "creating a scalar space");
+    } else {
+      hsize_t n = value.size();
+      space = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, "creating an attribute space");
+    }
+    Hid attr = checked(H5Acreate2(obj.get(), name.c_str(), file_type(value.dtype()), space.get(), H5P_DEFAULT,
+                                  H5P_DEFAULT),
+                       H5Aclose, "creating " + where);
+    if (value.size() > 0) check(H5Awrite(attr.get(), memory_type(value.dtype()), value.data()), "writing " + where);
+  }
+
+  AttributeValue read_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
+    auto& f = cast(fh);
+    Hid obj = open_object(f, object);
+    std::string where = "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'";
+    Hid attr = checked(H5Aopen(obj.get(), name.c_str(), H5P_DEFAULT), H5Aclose, "opening " + where);
+    Hid type = checked(H5Aget_type(attr.get()), H5Tclose, "reading the type of " + where);
+    Hid space = checked(H5Aget_space(attr.get()), H5Sclose, "reading the shape of " + where);
+    H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
+    hssize_t npoints = space_class == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(space.get());
+
+    if (H5Tget_class(type.get()) == H5T_STRING) {
+      if (npoints != 1) throw DatatypeError(where + " is an array of strings; h5loom reads single strings");
+      if (H5Tis_variable_str(type.get()) > 0) {
+        Hid mtype = checked(H5Tcopy(H5T_C_S1), H5Tclose, "creating a string type");
+        H5Tset_size(mtype.get(), H5T_VARIABLE);
+        char* p = nullptr;
+        check(H5Aread(attr.get(), mtype.get(), &p), "reading " + where);
+        std::string s = p ? p : "";
+        H5free_memory(p);
+        return AttributeValue(s);
+      }
+      std::size_t size = H5Tget_size(type.get());
+      std::string s(size, '\0');
+      check(H5Aread(attr.get(), type.get(), s.data()), "reading " + where);
+      // Fixed-length strings: stop at the first NUL, drop space padding.
+      s.resize(std::strlen(s.c_str()));
+      if (H5Tget_strpad(type.get()) == H5T_STR_SPACEPAD)
+        s.erase(s.find_last_not_of(' ') == std::string::npos ? 0 : s.find_last_not_of(' ') + 1);
+      return AttributeValue(s);
+    }
+    Datatype dt = datatype_of_hdf5(type.get(), object + "@" + name);
+    std::vector<unsigned char> buf(static_cast<std::size_t>(npoints) * datatype_size(dt));
+    if (npoints > 0) check(H5Aread(attr.get(), memory_type(dt), buf.data()), "reading " + where);
+    auto kind = space_class == H5S_SCALAR ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
+    return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
+  }
+
+  std::vector<std::string> list_attributes(FileHandle& fh, const std::string& object) override {
+    auto& f = cast(fh);
+    Hid obj = open_object(f, object);
+    std::vector<std::string> names;
+    hsize_t idx = 0;
+    check(H5Aiterate2(
+              obj.get(), H5_INDEX_NAME, H5_ITER_INC, &idx,
+              [](hid_t, const char* n, const H5A_info_t*, void* data) -> herr_t {
+                static_cast<std::vector<std::string>*>(data)->emplace_back(n);
+                return 0;
+              },
+              &names),
+          "listing attributes of '" + object + "'");
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  static Hdf5File& cast(FileHandle& fh) { return static_cast<Hdf5File&>(fh); }
+
+  static hid_t dataset(Hdf5File& f, const std::string& path) {
+    auto it = f.datasets.find(path);
+    if (it != f.datasets.end()) return it->second.get();
+    hid_t id = H5Dopen2(f.file.get(), path.c_str(), H5P_DEFAULT);
+    if (id < 0) fail("opening dataset '" + path + "' in file '" + f.name + "'");
+    return (f.datasets[path] = Hid(id, H5Dclose)).get();
+  }
+
+  static Hid open_object(Hdf5File& f, const std::string& path) {
+    return checked(H5Oopen(f.file.get(), path.c_str(), H5P_DEFAULT), H5Oclose,
+                   "opening '" + path + "' in file '" + f.name + "'");
+  }
+
+  static Dims current_shape(hid_t space) {
+    int n = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(std::max(n, 0));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    return from_hsize(dims.data(), n);
+  }
+
+  void transfer_write(Hdf5File& f, const std::string& path, const Selection& sel, Datatype dtype, const void* data) {
+    hid_t ds = dataset(f, path);
+    Hid fspace = checked(H5Dget_space(ds), H5Sclose, "reading the dataspace of '" + path + "'");
+    Dims shape = current_shape(fspace.get());
+    if (product(shape) == 0) return;  // as in read(): nothing to write, no storage
+    Hid mspace = select(fspace.get(), sel, shape);
+    static const char dummy = 0;
+    check(H5Dwrite(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
+          "writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+  }
+
+  // Every dataset name that any rank has writes for, in one agreed (sorted) order.
+  static std::vector<std::string> union_of_names(Hdf5File& f,
+                                                 const std::map<std::string, std::vector<const WriteRequest*>>& mine) {
+    std::string packed;
+    for (const auto& [name, _] : mine) packed += name + '\0';
+    int len = static_cast<int>(packed.size());
+    std::vector<int> lens(f.size), displs(f.size);
+    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, f.comm);
+    int total = 0;
+    for (int r = 0; r < f.size; ++r) {
+      displs[r] = total;
+      total += lens[r];
+    }
+    std::string all(static_cast<std::size_t>(total), '\0');
+    MPI_Allgatherv(packed.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, f.comm);
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < all.size();) {
+      std::size_t end = all.find('\0', i);
+      names.insert(all.substr(i, end - i));
+      i = end + 1;
+    }
+    return {names.begin(), names.end()};
+  }
+
+  Settings settings_;
+};
+
+}  // namespace
+}  // namespace h5loom::hdf5
+
+namespace h5loom::engine {
+std::unique_ptr<Engine> make_hdf5_engine(Knobs& knobs) {
+  return std::make_unique<hdf5::Hdf5Engine>(hdf5::Settings::from(knobs));
+}
+}  // namespace h5loom::engine

@@ -1,0 +1,196 @@
+// Conformance groups "dataset" and "datatype": N-D datasets, layouts, deferred
+// and copying writes, every element type.
+#include <limits>
+#include <numeric>
+
+#include "conformance.hpp"
+
+using namespace h5loom;
+using conformance::env;
+H5LOOM_CONFORMANCE_GROUP(dataset, "dataset");
+H5LOOM_CONFORMANCE_GROUP(datatype, "datatype");
+
+// Each rank writes a slab of `rows` along dimension 0 of an N-D dataset whose
+// element at flat index i holds i * 0.5; every rank then reads the whole thing.
+static void slab_round_trip(File& f, const std::string& name, Dims shape_tail, int rank, int size) {
+  const uint64_t rows = 3;
+  Dims shape{rows * size};
+  shape.insert(shape.end(), shape_tail.begin(), shape_tail.end());
+  auto ds = f.create_dataset<double>(name, shape);
+  EXPECT_EQ(ds.shape(), shape);
+  EXPECT_EQ(ds.ndim(), shape.size());
+  EXPECT_EQ(ds.dtype(), Datatype::Float64);
+  uint64_t row_elems = product(shape_tail);
+  std::vector<double> mine(rows * row_elems);
+  for (size_t i = 0; i < mine.size(); ++i) mine[i] = (rank * rows * row_elems + i) * 0.5;
+  Dims start(shape.size(), 0), count = shape;
+  start[0] = rows * rank;
+  count[0] = rows;
+  ds.write(Selection::box(start, count), mine);
+  auto all = ds.read<double>();
+  ASSERT_EQ(all.size(), product(shape));
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], i * 0.5) << name << " element " << i;
+}
+
+TEST_F(dataset, OneToFourDimensions) {
+  auto f = File::create(file_path(), options());
+  slab_round_trip(f, "d1", {}, rank(), nranks());
+  slab_round_trip(f, "d2", {5}, rank(), nranks());
+  slab_round_trip(f, "d3", {4, 3}, rank(), nranks());
+  slab_round_trip(f, "d4", {2, 3, 2}, rank(), nranks());
+}
+
+TEST_F(dataset, ChunkedExplicitAutoAndContiguous) {
+  auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    DatasetSpec spec;
+    spec.dtype = Datatype::Int32;
+    spec.shape = {16, 8};
+    spec.layout = Layout::Chunked;
+    spec.layout_auto = false;
+    spec.chunks = {4, 8};
+    auto explicit_chunks = f.create_dataset("explicit", spec);
+    EXPECT_EQ(explicit_chunks.layout(), Layout::Chunked);
+    EXPECT_EQ(explicit_chunks.chunks(), (Dims{4, 8}));
+    spec.chunks.clear();
+    auto auto_chunks = f.create_dataset("auto", spec);
+    EXPECT_EQ(auto_chunks.layout(), Layout::Chunked);
+    ASSERT_EQ(auto_chunks.chunks().size(), 2u);
+    for (int d = 0; d < 2; ++d) EXPECT_LE(auto_chunks.chunks()[d], spec.shape[d]);
+    auto contiguous = f.create_dataset<int32_t>("contiguous", {16, 8});
+    EXPECT_EQ(contiguous.layout(), Layout::Contiguous);
+    std::vector<int32_t> data(16 * 8);
+    std::iota(data.begin(), data.end(), 0);
+    if (rank() == 0)
+      for (auto* ds : {&explicit_chunks, &auto_chunks, &contiguous}) ds->write(Selection::all(), data);
+    f.close();  // the flush point comes while `data` is still alive
+  }
+  auto f = File::open(path, Mode::Read, options());
+  for (const char* n : {"explicit", "auto", "contiguous"}) {
+    auto v = f.dataset(n).read<int32_t>();
+    for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], int32_t(i)) << n;
+  }
+  EXPECT_EQ(f.dataset("explicit").chunks(), (Dims{4, 8}));
+}
+
+TEST_F(dataset, DeferredWriteReadsTheBufferAtTheFlushPoint) {
+  auto f = File::create(file_path(), options());
+  auto deferred = f.create_dataset<int32_t>("deferred", {uint64_t(nranks())});
+  auto copied = f.create_dataset<int32_t>("copied", {uint64_t(nranks())});
+  int32_t value = 1;
+  auto mine = Selection::box({uint64_t(rank())}, {1});
+  deferred.write(mine, &value, 1);      // keeps the pointer: the contract says hands off until flush
+  copied.write_copy(mine, &value, 1);   // copies now
+  value = 2;                            // allowed for the copy, documented as visible for the deferred one
+  f.flush();
+  for (auto v : deferred.read<int32_t>()) EXPECT_EQ(v, 2);
+  for (auto v : copied.read<int32_t>()) EXPECT_EQ(v, 1);
+}
+
+TEST_F(dataset, UnevenNumbersOfWritesPerRank) {
+  auto f = File::create(file_path(), options());
+  const uint64_t n = 10;
+  auto a = f.create_dataset<int64_t>("a", {n * nranks()});
+  auto b = f.create_dataset<int64_t>("b", {n});
+  // Rank r writes its block of `a` in r+1 pieces; only rank 0 writes `b`.
+  std::vector<int64_t> block(n);
+  std::iota(block.begin(), block.end(), int64_t(rank() * n));
+  uint64_t pieces = uint64_t(rank()) + 1, done = 0;
+  for (uint64_t p = 0; p < pieces; ++p) {
+    uint64_t len = (p + 1 == pieces) ? n - done : n / pieces;
+    a.write(Selection::box({rank() * n + done}, {len}), block.data() + done, len);
+    done += len;
+  }
+  std::vector<int64_t> bvals(n, 7);
+  if (rank() == 0) b.write(Selection::all(), bvals);
+  auto all = a.read<int64_t>();
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], int64_t(i));
+  EXPECT_EQ(b.read<int64_t>(), bvals);
+}
+
+TEST_F(dataset, ZeroSizedDataset) {
+  auto f = File::create(file_path(), options());
+  auto ds = f.create_dataset<float>("empty", {0});
+  EXPECT_EQ(ds.shape(), Dims{0});
+  EXPECT_TRUE(ds.read<float>().empty());
+}
+
+TEST_F(dataset, InfoSurvivesReopen) {
+  auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    DatasetSpec spec;
+    spec.dtype = Datatype::UInt16;
+    spec.shape = {6, 4};
+    spec.max_shape = {kUnlimited, 4};
+    spec.chunks = {3, 4};
+    f.create_dataset("grid/u", spec);
+  }
+  auto f = File::open(path, Mode::Read, options());
+  auto ds = f.dataset("grid/u");
+  EXPECT_EQ(ds.dtype(), Datatype::UInt16);
+  EXPECT_EQ(ds.shape(), (Dims{6, 4}));
+  EXPECT_EQ(ds.max_shape(), (Dims{kUnlimited, 4}));
+  EXPECT_EQ(ds.layout(), Layout::Chunked);
+  EXPECT_EQ(ds.chunks(), (Dims{3, 4}));
+  EXPECT_EQ(ds.name(), "u");
+}
+
+template <class T>
+static void type_round_trip(File& f, int rank, int size) {
+  using L = std::numeric_limits<T>;
+  std::vector<T> mine = {L::lowest(), L::max(), static_cast<T>(rank), L::min(), static_cast<T>(L::max() / 3)};
+  const uint64_t n = mine.size();
+  std::string name = datatype_name(datatype_of<T>());
+  auto ds = f.create_dataset<T>(name, {n * size});
+  EXPECT_EQ(ds.dtype(), datatype_of<T>());
+  ds.write(Selection::box({n * rank}, {n}), mine);
+  auto all = ds.template read<T>();
+  for (int r = 0; r < size; ++r) {
+    std::vector<T> expect = {L::lowest(), L::max(), static_cast<T>(r), L::min(), static_cast<T>(L::max() / 3)};
+    for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(all[r * n + i], expect[i]) << name << " rank " << r << " item " << i;
+  }
+}
+
+TEST_F(datatype, EveryElementTypeRoundTripsItsExtremes) {
+  auto path = file_path();
+  auto f = File::create(path, options());
+  type_round_trip<int8_t>(f, rank(), nranks());
+  type_round_trip<int16_t>(f, rank(), nranks());
+  type_round_trip<int32_t>(f, rank(), nranks());
+  type_round_trip<int64_t>(f, rank(), nranks());
+  type_round_trip<uint8_t>(f, rank(), nranks());
+  type_round_trip<uint16_t>(f, rank(), nranks());
+  type_round_trip<uint32_t>(f, rank(), nranks());
+  type_round_trip<uint64_t>(f, rank(), nranks());
+  type_round_trip<float>(f, rank(), nranks());
+  type_round_trip<double>(f, rank(), nranks());
+}
+
+TEST_F(datatype, TypesSurviveReopen) {
+  auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    for (Datatype t : kAllDatatypes) {
+      DatasetSpec spec;
+      spec.dtype = t;
+      spec.shape = {1};
+      f.create_dataset(datatype_name(t), spec);
+    }
+  }
+  auto f = File::open(path, Mode::Read, options());
+  for (Datatype t : kAllDatatypes) EXPECT_EQ(f.dataset(datatype_name(t)).dtype(), t);
+}
+
+TEST_F(datatype, RawWriteWithRuntimeType) {
+  auto f = File::create(file_path(), options());
+  DatasetSpec spec;
+  spec.dtype = datatype_from_name("<u4");
+  spec.shape = {uint64_t(nranks())};
+  auto ds = f.create_dataset("raw", spec);
+  uint32_t v = 4000000000u - rank();
+  ds.write_raw(Selection::box({uint64_t(rank())}, {1}), Datatype::UInt32, &v, 1, false);
+  auto all = ds.read<uint32_t>();
+  for (int r = 0; r < nranks(); ++r) EXPECT_EQ(all[r], 4000000000u - r);
+}
