@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   std::string path = argc > 1 ? argv[1] : "quickstart.h5";
   {
     auto f = h5loom::File::create(path);  // MPI_COMM_WORLD; engine from $H5LOOM_ENGINE, else hdf5
@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   auto f = h5loom::File::open(path);
   auto rho = f.dataset("fields/rho");
   auto all = rho.read<double>();
+  std::string units = rho.attribute("units").as_string();  // collective: every rank asks
   for (uint64_t i = 0; i < all.size(); ++i)
     if (all[i] != double(i / 12)) {
       std::fprintf(stderr, "wrong value %g at %llu\n", all[i], (unsigned long long)i);
@@ -25,6 +26,9 @@ int main(int argc, char** argv) {
     }
   if (f.rank() == 0)
     std::printf("%s: fields/rho %s in %s, %zu values verified\n", path.c_str(),
-                h5loom::dims_to_string(rho.shape()).c_str(), rho.attribute("units").as_string().c_str(), all.size());
+                h5loom::dims_to_string(rho.shape()).c_str(), units.c_str(), all.size());
   return 0;
+} catch (const h5loom::Error& e) {
+  std::fprintf(stderr, "quickstart: %s\n", e.what());
+  return 1;
 }
