@@ -151,6 +151,8 @@ class Group : public Object {
   Group(std::shared_ptr<detail::FileState> f, std::string p) : Object(std::move(f), std::move(p)) {}
   std::string resolve(const std::string& path) const;
   void create_parents(const std::string& abs_path);
+  void require_absent(const std::string& abs_path, const char* what) const;    // else ExistsError
+  void require_kind(const std::string& abs_path, ObjectKind want) const;       // else NotFoundError
 };
 
 class File : public Group {

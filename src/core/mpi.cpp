@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "core/mpi_util.hpp"
 #include "h5loom/h5loom.hpp"
 
 namespace h5loom {
@@ -26,4 +27,25 @@ void ensure_mpi() {
   std::atexit(finalize_at_exit);
 }
 
+namespace mpi {
+
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(size), displs(size);
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    displs[r] = total;
+    total += lens[r];
+  }
+  std::string joined(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, joined.data(), lens.data(), displs.data(), MPI_CHAR, comm);
+  std::vector<std::string> out(size);
+  for (int r = 0; r < size; ++r) out[r] = joined.substr(displs[r], lens[r]);
+  return out;
+}
+
+}  // namespace mpi
 }  // namespace h5loom

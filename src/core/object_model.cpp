@@ -170,15 +170,34 @@ void Group::create_parents(const std::string& abs_path) {
   }
 }
 
+static const char* kind_name(ObjectKind k) {
+  return k == ObjectKind::Group ? "group" : k == ObjectKind::Dataset ? "dataset" : "nothing";
+}
+
+void Group::require_absent(const std::string& abs, const char* what) const {
+  auto& f = state();
+  if (auto k = f.engine->kind(*f.handle, abs); k != ObjectKind::None)
+    throw ExistsError(std::string("cannot create ") + what + " '" + abs + "' in " + f.describe_file() + ": a " +
+                      kind_name(k) + " of that name exists");
+}
+
+void Group::require_kind(const std::string& abs, ObjectKind want) const {
+  auto& f = state();
+  auto k = f.engine->kind(*f.handle, abs);
+  if (k == ObjectKind::None)
+    throw NotFoundError(std::string(kind_name(want)) + " '" + abs + "' not found in " + f.describe_file());
+  if (k != want)
+    throw NotFoundError("'" + abs + "' in " + f.describe_file() + " is a " + kind_name(k) + ", not a " +
+                        kind_name(want));
+}
+
 Group Group::create_group(const std::string& path) {
   auto& f = state();
   std::string abs = resolve(path);
   f.require_writable("create group '" + abs + "'");
   if (abs == "/") throw ExistsError("group '/' already exists in " + f.describe_file());
   create_parents(abs);
-  if (auto k = f.engine->kind(*f.handle, abs); k != ObjectKind::None)
-    throw ExistsError("cannot create group '" + abs + "' in " + f.describe_file() + ": a " +
-                      (k == ObjectKind::Group ? "group" : "dataset") + " of that name exists");
+  require_absent(abs, "group");
   f.engine->create_group(*f.handle, abs);
   return Group(file_, abs);
 }
@@ -187,10 +206,7 @@ Group Group::group(const std::string& path) const {
   auto& f = state();
   std::string abs = resolve(path);
   f.require_open("open group '" + abs + "'");
-  auto k = f.engine->kind(*f.handle, abs);
-  if (k == ObjectKind::None) throw NotFoundError("group '" + abs + "' not found in " + f.describe_file());
-  if (k != ObjectKind::Group)
-    throw NotFoundError("'" + abs + "' in " + f.describe_file() + " is a dataset, not a group");
+  require_kind(abs, ObjectKind::Group);
   return Group(file_, abs);
 }
 
@@ -230,9 +246,7 @@ Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) 
   f.require_writable("create dataset '" + abs + "'");
   validate_spec(spec, abs, f);
   create_parents(abs);
-  if (auto k = f.engine->kind(*f.handle, abs); k != ObjectKind::None)
-    throw ExistsError("cannot create dataset '" + abs + "' in " + f.describe_file() + ": a " +
-                      (k == ObjectKind::Group ? "group" : "dataset") + " of that name exists");
+  require_absent(abs, "dataset");
   f.engine->create_dataset(*f.handle, abs, spec);
   f.datasets.erase(abs);
   f.dataset_info(abs);
@@ -243,10 +257,7 @@ Dataset Group::dataset(const std::string& path) const {
   auto& f = state();
   std::string abs = resolve(path);
   f.require_open("open dataset '" + abs + "'");
-  auto k = f.engine->kind(*f.handle, abs);
-  if (k == ObjectKind::None) throw NotFoundError("dataset '" + abs + "' not found in " + f.describe_file());
-  if (k != ObjectKind::Dataset)
-    throw NotFoundError("'" + abs + "' in " + f.describe_file() + " is a group, not a dataset");
+  require_kind(abs, ObjectKind::Dataset);
   f.dataset_info(abs);
   return Dataset(file_, abs);
 }

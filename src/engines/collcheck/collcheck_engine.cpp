@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/mpi_util.hpp"
 #include "engine/registry.hpp"
 
 namespace h5loom::collcheck {
@@ -150,20 +151,10 @@ class CollCheckEngine final : public engine::Engine {
     if (same) return;
 
     // Every rank reached this point, so this second exchange cannot hang.
-    std::string text = "#" + std::to_string(number) + " " + call;
-    int len = static_cast<int>(text.size());
-    std::vector<int> lens(size), displs(size);
-    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, f.comm);
-    int total = 0;
-    for (int r = 0; r < size; ++r) {
-      displs[r] = total;
-      total += lens[r];
-    }
-    std::string joined(static_cast<std::size_t>(total), '\0');
-    MPI_Allgatherv(text.data(), len, MPI_CHAR, joined.data(), lens.data(), displs.data(), MPI_CHAR, f.comm);
+    auto calls = mpi::allgather_strings(f.comm, "#" + std::to_string(number) + " " + call);
     std::map<std::string, std::string> ranks_by_call;
     for (int r = 0; r < size; ++r) {
-      auto& ranks = ranks_by_call[joined.substr(displs[r], lens[r])];
+      auto& ranks = ranks_by_call[calls[r]];
       ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
     }
     std::string msg = "collective calls on file '" + f.name + "' do not match across ranks:";

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/mpi_util.hpp"
 #include "engine/registry.hpp"
 #include "engines/hdf5/chunking.hpp"
 
@@ -640,22 +641,13 @@ class Hdf5Engine final : public engine::Engine {
                                                  const std::map<std::string, std::vector<const WriteRequest*>>& mine) {
     std::string packed;
     for (const auto& [name, _] : mine) packed += name + '\0';
-    int len = static_cast<int>(packed.size());
-    std::vector<int> lens(f.size), displs(f.size);
-    MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, f.comm);
-    int total = 0;
-    for (int r = 0; r < f.size; ++r) {
-      displs[r] = total;
-      total += lens[r];
-    }
-    std::string all(static_cast<std::size_t>(total), '\0');
-    MPI_Allgatherv(packed.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, f.comm);
     std::set<std::string> names;
-    for (std::size_t i = 0; i < all.size();) {
-      std::size_t end = all.find('\0', i);
-      names.insert(all.substr(i, end - i));
-      i = end + 1;
-    }
+    for (const auto& theirs : mpi::allgather_strings(f.comm, packed))
+      for (std::size_t i = 0; i < theirs.size();) {
+        std::size_t end = theirs.find('\0', i);
+        names.insert(theirs.substr(i, end - i));
+        i = end + 1;
+      }
     return {names.begin(), names.end()};
   }
 
