@@ -1,0 +1,159 @@
+/* h5loom C API: a thin layer over the C++ API (h5loom.hpp), for C, C++ and
+ * Fortran (ISO_C_BINDING) codes. See docs/c-api.md.
+ *
+ * Conventions
+ *  - Handles are opaque pointers: loom_file*, and loom_object* for groups and
+ *    datasets (loom_group and loom_dataset are documentation aliases). Every
+ *    handle is released with its close function.
+ *  - Every call returns a loom_status: LOOM_OK (0) or an error code. The last
+ *    error's message (it names the file, the object and the wrong value) is
+ *    kept per thread: loom_last_error_message(). No C++ exception crosses this API.
+ *  - Strings are returned into caller buffers: (buf, bufsize, &needed); `needed`
+ *    is the length without the terminating NUL; a too small buffer is truncated
+ *    (always NUL-terminated) and the call still succeeds.
+ *  - The collective and deferred-write contracts are those of the C++ API
+ *    (docs/object-model.md): every call is collective except loom_dataset_write.
+ */
+#ifndef H5LOOM_H
+#define H5LOOM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes (equal to h5loom::ErrorCode) ---- */
+typedef int loom_status;
+enum {
+  LOOM_OK = 0,
+  LOOM_ERR_GENERIC = 1,
+  LOOM_ERR_NOT_FOUND = 2,
+  LOOM_ERR_EXISTS = 3,
+  LOOM_ERR_SELECTION = 4,
+  LOOM_ERR_DATATYPE = 5,
+  LOOM_ERR_READ_ONLY = 6,
+  LOOM_ERR_CONFIG = 7,
+  LOOM_ERR_USAGE = 8,
+  LOOM_ERR_IO = 9,
+  LOOM_ERR_COLLECTIVE_MISMATCH = 10,
+  LOOM_ERR_CORRUPTION = 11
+};
+
+typedef enum {
+  LOOM_INT8 = 0, LOOM_INT16, LOOM_INT32, LOOM_INT64,
+  LOOM_UINT8, LOOM_UINT16, LOOM_UINT32, LOOM_UINT64,
+  LOOM_FLOAT32, LOOM_FLOAT64
+} loom_datatype;
+
+typedef enum { LOOM_MODE_READ = 0, LOOM_MODE_READWRITE, LOOM_MODE_CREATE, LOOM_MODE_CREATE_EXCLUSIVE } loom_mode;
+typedef enum { LOOM_KIND_NONE = 0, LOOM_KIND_GROUP, LOOM_KIND_DATASET } loom_kind;
+typedef enum { LOOM_ATTR_SCALAR = 0, LOOM_ATTR_ARRAY, LOOM_ATTR_STRING } loom_attr_kind;
+typedef enum { LOOM_LAYOUT_CONTIGUOUS = 0, LOOM_LAYOUT_CHUNKED } loom_layout;
+
+#define LOOM_UNLIMITED UINT64_MAX
+#define LOOM_MAX_RANK 32
+
+/* How loom_dataset_write treats the buffer. */
+typedef enum {
+  LOOM_WRITE_DEFERRED = 0, /* keep the pointer; the buffer must stay valid until the next flush point */
+  LOOM_WRITE_COPY = 1      /* copy now; the buffer may be reused at once */
+} loom_write_mode;
+
+typedef struct loom_file_s loom_file;
+typedef struct loom_object_s loom_object;
+typedef loom_object loom_group;   /* a group (or the root group) */
+typedef loom_object loom_dataset; /* a dataset */
+
+/* A selection. The arrays are the caller's and are read during the call only.
+ * Build one with loom_select_all/none/box/hyperslab. */
+typedef enum { LOOM_SELECT_ALL = 0, LOOM_SELECT_NONE, LOOM_SELECT_HYPERSLAB } loom_selection_kind;
+typedef struct {
+  loom_selection_kind kind;
+  int ndim;
+  const uint64_t* start;
+  const uint64_t* count;
+  const uint64_t* stride; /* NULL: all ones */
+  const uint64_t* block;  /* NULL: all ones */
+} loom_selection;
+
+loom_selection loom_select_all(void);
+loom_selection loom_select_none(void);
+loom_selection loom_select_box(int ndim, const uint64_t* start, const uint64_t* count);
+loom_selection loom_select_hyperslab(int ndim, const uint64_t* start, const uint64_t* count, const uint64_t* stride,
+                                     const uint64_t* block);
+
+/* ---- errors ---- */
+const char* loom_last_error_message(void); /* "" after a successful call; valid until the next call on this thread */
+loom_status loom_last_error_code(void);
+const char* loom_status_name(loom_status status); /* "LOOM_ERR_NOT_FOUND", ... */
+size_t loom_datatype_size(loom_datatype t);
+
+/* ---- files ----
+ * comm: MPI_COMM_NULL means MPI_COMM_WORLD. engine: NULL or "" means $H5LOOM_ENGINE, else "hdf5";
+ * a name or a JSON configuration (docs/engines.md). MPI is initialised if needed. */
+loom_status loom_file_create(const char* name, MPI_Comm comm, const char* engine, loom_file** out);
+loom_status loom_file_create_exclusive(const char* name, MPI_Comm comm, const char* engine, loom_file** out);
+loom_status loom_file_open(const char* name, loom_mode mode, MPI_Comm comm, const char* engine, loom_file** out);
+/* The same with a Fortran communicator handle (MPI_Comm_c2f / mpi_f08 %MPI_VAL). */
+loom_status loom_file_open_f(const char* name, loom_mode mode, MPI_Fint comm, const char* engine, loom_file** out);
+loom_status loom_file_flush(loom_file* f);
+/* Closes (collectively) and frees the handle, even if the close reports an error. */
+loom_status loom_file_close(loom_file* f);
+loom_status loom_file_rank(loom_file* f, int* rank, int* size);
+loom_status loom_file_engine(loom_file* f, char* buf, size_t bufsize, size_t* needed);
+loom_status loom_file_root(loom_file* f, loom_group** out);
+
+/* ---- groups (paths relative to the group, or absolute) ---- */
+loom_status loom_group_create_group(loom_group* parent, const char* path, loom_group** out);
+loom_status loom_group_open_group(loom_group* parent, const char* path, loom_group** out);
+loom_status loom_group_kind(loom_group* parent, const char* path, loom_kind* out);
+loom_status loom_group_member_count(loom_group* g, size_t* count);
+loom_status loom_group_member_name(loom_group* g, size_t index, char* buf, size_t bufsize, size_t* needed);
+
+/* max_shape: NULL for a fixed size (LOOM_UNLIMITED entries grow without bound).
+ * chunks: NULL to let the engine decide (chunked if extendable). */
+loom_status loom_group_create_dataset(loom_group* parent, const char* path, loom_datatype dtype, int ndim,
+                                      const uint64_t* shape, const uint64_t* max_shape, const uint64_t* chunks,
+                                      loom_dataset** out);
+loom_status loom_group_open_dataset(loom_group* parent, const char* path, loom_dataset** out);
+
+/* ---- datasets ---- */
+loom_status loom_dataset_dtype(loom_dataset* d, loom_datatype* out);
+loom_status loom_dataset_ndim(loom_dataset* d, int* out);
+/* Arrays of ndim entries (max_shape and chunks may be NULL). chunks are zeros for contiguous datasets. */
+loom_status loom_dataset_shape(loom_dataset* d, uint64_t* shape, uint64_t* max_shape, uint64_t* chunks,
+                               loom_layout* layout);
+loom_status loom_dataset_extend(loom_dataset* d, const uint64_t* new_shape);
+/* n: the number of elements in data (must equal the selection's); mem_type: must equal the dataset's type. */
+loom_status loom_dataset_write(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type, size_t n,
+                               const void* data, loom_write_mode mode);
+loom_status loom_dataset_read(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type, size_t n,
+                              void* out);
+
+/* ---- any object (group or dataset) ---- */
+loom_status loom_object_path(loom_object* o, char* buf, size_t bufsize, size_t* needed);
+loom_status loom_object_close(loom_object* o); /* frees the handle; the file stays open */
+
+/* ---- attributes (on the root group, a group or a dataset) ---- */
+loom_status loom_attr_write_scalar(loom_object* o, const char* name, loom_datatype type, const void* value);
+loom_status loom_attr_write_array(loom_object* o, const char* name, loom_datatype type, size_t count,
+                                  const void* values);
+loom_status loom_attr_write_string(loom_object* o, const char* name, const char* value);
+loom_status loom_attr_exists(loom_object* o, const char* name, int* exists);
+/* count: elements for numbers, bytes for strings. type is meaningless for strings. */
+loom_status loom_attr_info(loom_object* o, const char* name, loom_attr_kind* kind, loom_datatype* type,
+                           size_t* count);
+/* Numbers convert to mem_type; count must equal the attribute's element count. */
+loom_status loom_attr_read(loom_object* o, const char* name, loom_datatype mem_type, size_t count, void* out);
+loom_status loom_attr_read_string(loom_object* o, const char* name, char* buf, size_t bufsize, size_t* needed);
+loom_status loom_attr_count(loom_object* o, size_t* count);
+loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsize, size_t* needed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* H5LOOM_H */
