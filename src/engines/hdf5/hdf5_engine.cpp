@@ -193,7 +193,7 @@ struct Settings {
   bool collective_metadata = true;
   uint64_t alignment_threshold = 1 * MiB;
   uint64_t alignment = 1 * MiB;
-  uint64_t meta_block_size = 1 * MiB;
+  uint64_t meta_block_size = 64 * 1024;
   bool chunked_by_default = false;
   uint64_t chunk_target_bytes = 1 * MiB;
   std::string fill_time = "never";

@@ -1,0 +1,218 @@
+// The h5loom command: look into files of any engine.
+//
+//   h5loom ls FILE            the tree with shapes, types and attributes (like h5ls -r)
+//   h5loom dump FILE PATH     the values of one dataset, or a group's attributes and members
+//   h5loom info FILE          engine, layout, knobs, size, object counts
+//
+// It runs as one process or under mpirun (rank 0 prints). Later issues add
+// convert, verify, bench and report here.
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
+#include <h5loom/h5loom.hpp>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+using namespace h5loom;
+
+struct Printer {
+  bool on = true;  // rank 0 only
+  template <class... A>
+  void operator()(const char* fmt, A... a) const {
+    if (on) std::printf(fmt, a...);
+  }
+  void line(const std::string& s) const {
+    if (on) std::printf("%s\n", s.c_str());
+  }
+};
+
+std::string describe_dataset(const Dataset& ds) {
+  std::ostringstream os;
+  os << "Dataset " << dims_to_string(ds.shape()) << ' ' << datatype_name(ds.dtype());
+  if (ds.max_shape() != ds.shape()) os << " max " << dims_to_string(ds.max_shape());
+  if (ds.layout() == Layout::Chunked) os << " chunked " << dims_to_string(ds.chunks());
+  else os << " contiguous";
+  return os.str();
+}
+
+void print_attributes(const Object& o, const Printer& out, const std::string& indent) {
+  for (const auto& name : o.attribute_names()) {
+    auto v = o.attribute(name);
+    std::string type = v.is_string() ? "string" : datatype_name(v.dtype());
+    out.line(indent + "@" + name + " = " + v.to_string() + "  (" + type + ")");
+  }
+}
+
+// Depth-first walk, members in name order.
+void walk(const Group& g, const std::function<void(const std::string&, ObjectKind)>& visit) {
+  for (const auto& name : g.list()) {
+    std::string path = g.path() == "/" ? "/" + name : g.path() + "/" + name;
+    auto kind = g.kind(name);
+    visit(path, kind);
+    if (kind == ObjectKind::Group) walk(g.group(name), visit);
+  }
+}
+
+int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const Printer& out) {
+  auto f = File::open(file, Mode::Read, opts);
+  out("%-40s Group\n", "/");
+  if (attrs) print_attributes(f, out, "    ");
+  walk(f, [&](const std::string& path, ObjectKind kind) {
+    if (kind == ObjectKind::Group) {
+      out("%-40s Group\n", path.c_str());
+      if (attrs) print_attributes(f.group(path), out, "    ");
+    } else {
+      auto ds = f.dataset(path);
+      out("%-40s %s\n", path.c_str(), describe_dataset(ds).c_str());
+      if (attrs) print_attributes(ds, out, "    ");
+    }
+  });
+  return 0;
+}
+
+template <class T>
+void print_value(std::ostream& os, T v) {
+  if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) os << int(v);
+  else os << v;
+}
+
+template <class T>
+void dump_values(Dataset& ds, uint64_t max_values, const Printer& out) {
+  auto shape = ds.shape();
+  uint64_t total = product(shape);
+  uint64_t n = std::min(total, max_values);
+  uint64_t row = shape.back() == 0 ? 1 : shape.back();
+  // Read only the leading slabs (along dimension 0) that hold the first n values.
+  std::vector<T> values;
+  if (n > 0) {
+    Dims start(shape.size(), 0), count = shape;
+    uint64_t per_slab = total / shape[0];
+    count[0] = std::min<uint64_t>(shape[0], (n + per_slab - 1) / per_slab);
+    values = ds.read<T>(Selection::box(start, count));
+  } else {
+    ds.read<T>(Selection::none());  // reads are collective: join with nothing
+  }
+  std::ostringstream os;
+  if (std::is_floating_point_v<T>) os.precision(17);
+  Dims index(shape.size(), 0);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i % row == 0) {
+      uint64_t rest = i;
+      for (size_t d = shape.size(); d-- > 0;) {
+        index[d] = rest % shape[d];
+        rest /= shape[d];
+      }
+      if (i) os << '\n';
+      os << '(';
+      for (size_t d = 0; d < index.size(); ++d) os << (d ? "," : "") << index[d];
+      os << "): ";
+    } else {
+      os << ", ";
+    }
+    print_value(os, values[i]);
+  }
+  if (n) os << '\n';
+  if (n < total) os << "... (" << total - n << " more values; use --max)\n";
+  if (out.on) std::cout << os.str();
+}
+
+int cmd_dump(const std::string& file, const std::string& path, const FileOptions& opts, uint64_t max_values,
+             const Printer& out) {
+  auto f = File::open(file, Mode::Read, opts);
+  auto kind = f.kind(path);
+  if (kind == ObjectKind::None) throw NotFoundError("no object '" + path + "' in file '" + file + "'");
+  if (kind == ObjectKind::Group) {
+    auto g = f.group(path);
+    out("%s: Group\n", g.path().c_str());
+    print_attributes(g, out, "    ");
+    for (const auto& name : g.list()) out("    %s/\n", name.c_str());
+    return 0;
+  }
+  auto ds = f.dataset(path);
+  out("%s: %s\n", ds.path().c_str(), describe_dataset(ds).c_str());
+  print_attributes(ds, out, "    ");
+  switch (ds.dtype()) {
+    case Datatype::Int8: dump_values<int8_t>(ds, max_values, out); break;
+    case Datatype::Int16: dump_values<int16_t>(ds, max_values, out); break;
+    case Datatype::Int32: dump_values<int32_t>(ds, max_values, out); break;
+    case Datatype::Int64: dump_values<int64_t>(ds, max_values, out); break;
+    case Datatype::UInt8: dump_values<uint8_t>(ds, max_values, out); break;
+    case Datatype::UInt16: dump_values<uint16_t>(ds, max_values, out); break;
+    case Datatype::UInt32: dump_values<uint32_t>(ds, max_values, out); break;
+    case Datatype::UInt64: dump_values<uint64_t>(ds, max_values, out); break;
+    case Datatype::Float32: dump_values<float>(ds, max_values, out); break;
+    case Datatype::Float64: dump_values<double>(ds, max_values, out); break;
+  }
+  return 0;
+}
+
+int cmd_info(const std::string& file, const FileOptions& opts, const Printer& out) {
+  auto f = File::open(file, Mode::Read, opts);
+  struct stat sb {};
+  ::stat(file.c_str(), &sb);
+  uint64_t groups = 1, datasets = 0, elements = 0, bytes = 0;
+  walk(f, [&](const std::string& path, ObjectKind kind) {
+    if (kind == ObjectKind::Group) {
+      ++groups;
+      return;
+    }
+    auto ds = f.dataset(path);
+    ++datasets;
+    elements += product(ds.shape());
+    bytes += product(ds.shape()) * datatype_size(ds.dtype());
+  });
+  out("file: %s\n", file.c_str());
+  out("size: %" PRIu64 " bytes\n", uint64_t(sb.st_size));
+  out("groups: %" PRIu64 " (with the root)\n", groups);
+  out("datasets: %" PRIu64 " holding %" PRIu64 " elements, %" PRIu64 " bytes of data\n", datasets, elements, bytes);
+  if (bytes) out("storage overhead: %.1f%% of the data size\n", 100.0 * (double(sb.st_size) - double(bytes)) / bytes);
+  if (out.on) std::cout << f.describe();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"h5loom: look into h5loom files (any engine)", "h5loom"};
+  app.require_subcommand(1);
+  std::string file, path, engine;
+  bool no_attrs = false;
+  uint64_t max_values = ~uint64_t{0};
+
+  auto add_common = [&](CLI::App* sub) {
+    sub->add_option("file", file, "the file")->required();
+    sub->add_option("--engine", engine, "engine name or JSON configuration (default: $H5LOOM_ENGINE, else hdf5)");
+  };
+  auto* ls = app.add_subcommand("ls", "list every group and dataset with shape, type, layout and attributes");
+  add_common(ls);
+  ls->add_flag("--no-attrs", no_attrs, "do not print attributes");
+  auto* dump = app.add_subcommand("dump", "print the values of a dataset, or a group's attributes and members");
+  add_common(dump);
+  dump->add_option("path", path, "the object's path in the file")->required();
+  dump->add_option("--max", max_values, "print at most this many values");
+  auto* info = app.add_subcommand("info", "engine, layout and knobs, file size, object counts");
+  add_common(info);
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    ensure_mpi();
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    Printer out{rank == 0};
+    FileOptions opts;
+    opts.engine = engine;
+    if (*ls) return cmd_ls(file, opts, !no_attrs, out);
+    if (*dump) return cmd_dump(file, path, opts, max_values, out);
+    if (*info) return cmd_info(file, opts, out);
+  } catch (const h5loom::Error& e) {
+    std::fprintf(stderr, "h5loom: error: %s\n", e.what());
+    return 1;
+  }
+  return 2;
+}
