@@ -8,7 +8,7 @@ PYTHON  := $(VENV)/bin/python
 MPIRUN  := mpirun --oversubscribe --allow-run-as-root
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps venv build demo test conformance-table clean distclean
+.PHONY: all deps venv python build demo test conformance-table clean distclean
 
 all: build
 
@@ -24,7 +24,15 @@ $(VENV)/.installed: requirements-dev.txt | deps
 
 venv: $(VENV)/.installed
 
-build: deps venv
+# The h5loom Python package (and its bundled h5loom command), rebuilt when a source changes.
+PKG_SOURCES := CMakeLists.txt pyproject.toml $(shell find src include python tools cmake -type f 2>/dev/null)
+$(VENV)/.h5loom-installed: $(VENV)/.installed $(PKG_SOURCES)
+	$(PYTHON) -m pip install -q --no-build-isolation .
+	@touch $@
+
+python: $(VENV)/.h5loom-installed
+
+build: deps venv python
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_PYTHON=$(abspath $(PYTHON))
 	cmake --build $(BUILD) -j $(JOBS)
 

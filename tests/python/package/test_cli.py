@@ -10,15 +10,20 @@ MPIEXEC = os.environ.get("H5LOOM_MPIEXEC", "mpirun")
 H5LOOM = os.environ.get("H5LOOM_CLI", str(BUILD / "h5loom"))
 
 
+# This pytest process has initialised MPI (mpi4py); children must not inherit its
+# Open MPI singleton environment, or mpirun and MPI_Init in them get confused.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+
+
 def run(*args, check=True):
-    return subprocess.run([H5LOOM, *args], capture_output=True, text=True, check=check, timeout=120)
+    return subprocess.run([H5LOOM, *args], capture_output=True, text=True, check=check, timeout=120, env=CLEAN_ENV)
 
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
     path = tmp_path_factory.mktemp("cli") / "ref.h5"
     subprocess.run([MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", "2",
-                    str(BUILD / "tests" / "write_reference"), str(path)], check=True, timeout=300)
+                    str(BUILD / "tests" / "write_reference"), str(path)], check=True, timeout=300, env=CLEAN_ENV)
     return str(path)
 
 

@@ -1,0 +1,528 @@
+"""h5loom: parallel I/O for simulation data, in HDF5's data model.
+
+Many MPI ranks write N-D arrays into one file through a storage engine chosen at
+run time (``engine="hdf5"``, a JSON configuration, or ``$H5LOOM_ENGINE``).
+
+    import h5loom
+    from mpi4py import MPI
+
+    with h5loom.File("a.h5", "w", comm=MPI.COMM_WORLD) as f:
+        ds = f.create_dataset("fields/rho", shape=(N, M), dtype="f8", chunks="auto")
+        ds[r0:r1, :] = local_rows           # each rank writes its rows
+        ds.attrs["units"] = "kg/m^3"
+    with h5loom.File("a.h5", "r") as f:
+        print(f["fields/rho"][10:20, :].mean())
+
+Collective contract (as in the C++ API, docs/object-model.md): every call is made
+by all ranks of the file's communicator, in the same order, except writes
+(``ds[...] = x``, ``ds.write``). Reads are collective; a rank that needs nothing
+reads an empty slice (``ds[0:0]``) or ``ds.read(h5loom.Selection.none())``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ._errors import (
+    CLASSES as _ERROR_CLASSES,
+    CollectiveMismatchError,
+    ConfigError,
+    CorruptionError,
+    DatatypeError,
+    Error,
+    ExistsError,
+    IOError,
+    NotFoundError,
+    ReadOnlyError,
+    SelectionError,
+    UsageError,
+)
+from . import _core
+from ._core import Selection
+
+__version__ = "0.1.0"
+__all__ = [
+    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines",
+    "Error", "NotFoundError", "ExistsError", "SelectionError", "DatatypeError", "ReadOnlyError",
+    "ConfigError", "UsageError", "IOError", "CollectiveMismatchError", "CorruptionError",
+]
+
+UNLIMITED = None  # in ``maxshape``: the dimension can grow without bound (as in h5py)
+_UNLIMITED_U64 = 2**64 - 1
+_MODES = {"r": 0, "r+": 1, "w": 2, "w-": 3, "x": 3}
+_SUPPORTED_KINDS = {"i", "u", "f"}
+
+
+def engines() -> list[str]:
+    """Names of the registered storage engines."""
+    return list(_core.engine_names())
+
+
+# ---- helpers ---------------------------------------------------------------------
+
+
+def _comm_handle(comm: Any) -> Optional[int]:
+    if comm is None:
+        return None
+    if hasattr(comm, "py2f"):  # an mpi4py communicator
+        return int(comm.py2f())
+    raise UsageError(f"comm must be an mpi4py communicator or None, not {type(comm).__name__}")
+
+
+def _engine_config(engine: Union[None, str, Mapping[str, Any]]) -> str:
+    if engine is None:
+        return ""
+    if isinstance(engine, str):
+        return engine
+    if isinstance(engine, Mapping):
+        return json.dumps(engine)
+    raise ConfigError(f"engine must be a name, a JSON string or a dict, not {type(engine).__name__}")
+
+
+def _dtype_name(dtype: Any, what: str) -> str:
+    """Canonical h5loom type name ('float64', ...) of a numpy dtype-like."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise DatatypeError(f"{what}: {dtype!r} is not a dtype ({e})") from None
+    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize not in ((1, 2, 4, 8) if dt.kind != "f" else (4, 8)):
+        raise DatatypeError(f"{what}: dtype {dt} is not supported "
+                            "(int8..int64, uint8..uint64, float32, float64)")
+    return f"{'int' if dt.kind == 'i' else 'uint' if dt.kind == 'u' else 'float'}{dt.itemsize * 8}"
+
+
+def _np_dtype(name: str) -> np.dtype:
+    return np.dtype(name)  # canonical names are numpy names
+
+
+def _selection_for(key: Any, shape: Tuple[int, ...], path: str) -> Tuple[Selection, Tuple[int, ...]]:
+    """numpy-style basic indexing -> (hyperslab selection, shape of the result)."""
+    if isinstance(key, Selection):
+        return key, tuple(key.selected_shape(list(shape)))
+    if not isinstance(key, tuple):
+        key = (key,)
+    if sum(k is Ellipsis for k in key) > 1:
+        raise SelectionError(f"an index can only have one ellipsis (dataset '{path}')")
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (len(shape) - len(key) + 1) + key[i + 1:]
+    if len(key) > len(shape):
+        raise SelectionError(f"too many indices for dataset '{path}': {len(key)} given, "
+                             f"it has {len(shape)} dimensions")
+    key = key + (slice(None),) * (len(shape) - len(key))
+    start, count, stride, out_shape = [], [], [], []
+    for d, (k, n) in enumerate(zip(key, shape)):
+        if isinstance(k, slice):
+            b, e, s = k.indices(n)
+            if s <= 0:
+                raise SelectionError(f"slice step {s} in dimension {d} of dataset '{path}': "
+                                     "only positive steps are supported")
+            c = len(range(b, e, s))
+            start.append(b if c else 0)
+            count.append(c)
+            stride.append(s)
+            out_shape.append(c)
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            i = int(k)
+            if not -n <= i < n:
+                raise SelectionError(f"index {i} is out of bounds for dimension {d} of dataset '{path}' "
+                                     f"with size {n}")
+            start.append(i % n)
+            count.append(1)
+            stride.append(1)
+        else:
+            raise SelectionError(f"unsupported index {k!r} in dimension {d} of dataset '{path}': use integers, "
+                                 "slices with positive steps, '...' or an h5loom.Selection")
+    return Selection.hyperslab(start, count, stride), tuple(out_shape)
+
+
+def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    return tuple(n for n in shape if n != 1)
+
+
+# ---- attributes ------------------------------------------------------------------
+
+
+class AttributeManager(Mapping):
+    """The attributes of a file, group or dataset, as a dict: ``obj.attrs["units"] = "m"``.
+
+    Values are strings, scalars (returned as numpy scalars) or 1-D arrays of
+    int8..int64, uint8..uint64, float32, float64. Setting replaces any old value.
+    """
+
+    def __init__(self, obj: "_core.Object") -> None:
+        self._obj = obj
+
+    def __getitem__(self, name: str) -> Any:
+        kind, dtype, payload = self._obj.attribute(name)
+        if kind == "string":
+            return payload
+        values = np.frombuffer(payload, dtype=_np_dtype(dtype)).copy()
+        return values[0] if kind == "scalar" else values
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        if isinstance(value, bytes):
+            value = value.decode("utf-8")
+        if isinstance(value, str):
+            self._obj.set_attribute_string(name, value)
+            return
+        arr = np.asarray(value)
+        where = f"attribute '{name}' on '{self._obj.path}'"
+        if arr.dtype.kind in "US" and arr.ndim == 0:
+            self._obj.set_attribute_string(name, str(arr))
+            return
+        if arr.ndim > 1:
+            raise DatatypeError(f"{where}: attributes hold a scalar, a 1-D array or a string, "
+                                f"not an array of shape {arr.shape}")
+        if arr.dtype.kind == "b":
+            raise DatatypeError(f"{where}: booleans are not supported; store 0/1 as an integer type")
+        canonical = _dtype_name(arr.dtype, where)
+        flat = np.ascontiguousarray(arr.reshape(-1), dtype=_np_dtype(canonical))
+        self._obj.set_attribute_numeric(name, flat, arr.ndim == 0)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._obj.has_attribute(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._obj.attribute_names())
+
+    def __len__(self) -> int:
+        return len(self._obj.attribute_names())
+
+    def __repr__(self) -> str:
+        return f"<h5loom attributes of '{self._obj.path}': {list(self)}>"
+
+
+# ---- the object model ------------------------------------------------------------
+
+
+class _Node:
+    def __init__(self, obj: "_core.Object", file: Optional["File"]) -> None:
+        self._obj = obj
+        self._file = file if file is not None else self  # the File this object belongs to
+
+    @property
+    def file(self) -> "File":
+        """The file this object belongs to."""
+        return self._file  # type: ignore[return-value]
+
+    @property
+    def path(self) -> str:
+        """Absolute path in the file ('/' for the root)."""
+        return self._obj.path
+
+    @property
+    def name(self) -> str:
+        """Last component of the path."""
+        return self._obj.name
+
+    @property
+    def attrs(self) -> AttributeManager:
+        """The object's attributes, dict-like."""
+        return AttributeManager(self._obj)
+
+
+class Group(_Node):
+    """A group: a container of groups and datasets, addressed by path (``g["a/b"]``)."""
+
+    def create_group(self, path: str) -> "Group":
+        """Create a group (and any missing parents). Collective."""
+        return Group(self._obj.create_group(path), self._file)
+
+    def require_group(self, path: str) -> "Group":
+        """Open the group at ``path``, creating it if it does not exist. Collective."""
+        kind = self._obj.kind(path)
+        if kind is None:
+            return self.create_group(path)
+        return Group(self._obj.group(path), self._file)
+
+    def create_dataset(
+        self,
+        path: str,
+        shape: Optional[Sequence[int]] = None,
+        dtype: Any = None,
+        data: Any = None,
+        maxshape: Optional[Sequence[Optional[int]]] = None,
+        chunks: Union[None, bool, str, Sequence[int]] = None,
+        layout: Optional[str] = None,
+    ) -> "Dataset":
+        """Create an N-D dataset. Collective.
+
+        shape/dtype: taken from ``data`` when not given (dtype defaults to float64).
+        maxshape: per dimension a maximum or ``None`` (unlimited); makes the dataset extendable.
+        chunks: ``None`` (the engine decides), ``"auto"``/``True`` (chunked, ~1 MiB chunks)
+        or explicit chunk dimensions. layout: ``"contiguous"``/``"chunked"`` to force one.
+        data: written to the whole dataset; every rank passes the same data (rank 0 writes it).
+        """
+        arr = None if data is None else np.asarray(data)
+        if shape is None:
+            if arr is None:
+                raise UsageError(f"create_dataset('{path}'): give a shape or data")
+            shape = arr.shape
+        shape = tuple(int(s) for s in shape)
+        if dtype is None:
+            dtype = arr.dtype if arr is not None else np.float64
+        dt = _dtype_name(dtype, f"dataset '{path}'")
+        max_shape: list[int] = []
+        if maxshape is not None:
+            if len(maxshape) != len(shape):
+                raise SelectionError(f"create_dataset('{path}'): maxshape {tuple(maxshape)} and shape {shape} "
+                                     "differ in rank")
+            max_shape = [_UNLIMITED_U64 if m is None else int(m) for m in maxshape]
+        chunk_dims = None
+        if chunks is True or chunks == "auto":
+            layout = layout or "chunked"
+        elif chunks is not None and chunks is not False:
+            chunk_dims = [int(c) for c in chunks]
+        ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or ""), self._file)
+        if arr is not None:
+            if self.file.rank == 0:
+                ds.write(arr)
+            else:
+                ds.write(np.empty((0,), dtype=_np_dtype(dt)), Selection.none())
+        return ds
+
+    def __getitem__(self, path: str) -> Union["Group", "Dataset"]:
+        kind = self._obj.kind(path)
+        if kind == "dataset":
+            return Dataset(self._obj.dataset(path), self._file)
+        if kind == "group":
+            return Group(self._obj.group(path), self._file)
+        raise NotFoundError(f"no group or dataset '{path}' in group '{self.path}' of file '{self.file.filename}'")
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self._obj.kind(path) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._obj.list())
+
+    def __len__(self) -> int:
+        return len(self._obj.list())
+
+    def keys(self) -> list[str]:
+        """Member names, sorted."""
+        return list(self._obj.list())
+
+    def items(self) -> list[Tuple[str, Union["Group", "Dataset"]]]:
+        return [(name, self[name]) for name in self.keys()]
+
+    def values(self) -> list[Union["Group", "Dataset"]]:
+        return [self[name] for name in self.keys()]
+
+    def visit(self, func: Any) -> Any:
+        """Call ``func(path, obj)`` for every object below this group, depth first; stop at a non-None result."""
+        for name, obj in self.items():
+            result = func(obj.path, obj)
+            if result is not None:
+                return result
+            if isinstance(obj, Group):
+                result = obj.visit(func)
+                if result is not None:
+                    return result
+        return None
+
+    def __repr__(self) -> str:
+        return f"<h5loom.Group '{self.path}' ({len(self)} members)>"
+
+
+class Dataset(_Node):
+    """An N-D array in a file. Index it like numpy (``ds[2:8, ::2]``) to read and write."""
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return tuple(self._obj.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return _np_dtype(self._obj.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._obj.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def maxshape(self) -> Tuple[Optional[int], ...]:
+        """Maximum shape; ``None`` marks an unlimited dimension."""
+        return tuple(None if m == _UNLIMITED_U64 else m for m in self._obj.max_shape)
+
+    @property
+    def chunks(self) -> Optional[Tuple[int, ...]]:
+        """Chunk dimensions, or ``None`` for a contiguous dataset."""
+        c = self._obj.chunks
+        return tuple(c) if c else None
+
+    @property
+    def layout(self) -> str:
+        return self._obj.layout
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def extend(self, shape: Sequence[int]) -> None:
+        """Grow the dataset to ``shape`` (no dimension may shrink or pass maxshape). Collective."""
+        self._obj.extend([int(s) for s in shape])
+
+    resize = extend  # h5py's name
+
+    def read(self, selection: Optional[Selection] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Read a selection (default: everything) into a new array, or into ``out``
+        (C-contiguous, the dataset's dtype, as many elements as selected). Collective."""
+        sel = Selection.all() if selection is None else selection
+        shape = tuple(sel.selected_shape(list(self.shape)))
+        if sel.kind == "none":
+            shape = (0,)
+        if out is None:
+            out = np.empty(shape, dtype=self.dtype)
+        elif out.dtype != self.dtype or not out.flags.c_contiguous or not out.flags.writeable:
+            raise DatatypeError(f"read of dataset '{self.path}': out must be a writeable C-contiguous "
+                                f"{self.dtype} array, not {out.dtype}"
+                                f"{'' if out.flags.c_contiguous else ' (not contiguous)'}")
+        self._obj.read(sel, out)
+        return out
+
+    def write(self, data: Any, selection: Optional[Selection] = None, copy: bool = True) -> None:
+        """Write ``data`` to a selection (default: everything).
+
+        copy=True: the data is copied now (value semantics). copy=False: zero-copy; a
+        C-contiguous array of the dataset's dtype is kept alive and read at the next
+        flush point (``flush``, ``close``, a read or an extend), so it must not be
+        modified until then. Data of another dtype or layout is converted first either way.
+        """
+        sel = Selection.all() if selection is None else selection
+        target = tuple(sel.selected_shape(list(self.shape))) if sel.kind != "none" else (0,)
+        arr, fresh = self._prepare(data, target)
+        self._obj.write(sel, arr, copy and not fresh)
+
+    def _prepare(self, data: Any, target: Tuple[int, ...]) -> Tuple[np.ndarray, bool]:
+        """The data as a C-contiguous array of the dataset's dtype and of the target shape.
+        ``fresh`` tells whether it is a new array (no copy needed to protect the caller's)."""
+        dt = self.dtype
+        if isinstance(data, np.ndarray):
+            arr = data
+            # numpy's "safe" casts only (int32 -> int64, int -> float64, float32 -> float64):
+            # never silently lose values.
+            if arr.dtype != dt:
+                if arr.dtype.kind not in _SUPPORTED_KINDS or not np.can_cast(arr.dtype, dt, casting="safe"):
+                    raise DatatypeError(f"cannot write {arr.dtype} data to dataset '{self.path}' of type "
+                                        f"{_dtype_name(dt, self.path)} without losing values; convert it first")
+        else:
+            try:
+                arr = np.asarray(data, dtype=dt)
+            except (TypeError, ValueError) as e:
+                raise DatatypeError(f"cannot write {type(data).__name__} to dataset '{self.path}' of type "
+                                    f"{dt}: {e}") from None
+        if arr.shape != target:
+            if arr.size == int(np.prod(target, dtype=np.int64)) and (arr.ndim == 1 or
+                                                                      _squeezed(arr.shape) == _squeezed(target)):
+                arr = np.ascontiguousarray(arr).reshape(target)
+            else:
+                try:  # numpy broadcasting, materialised (the core needs real strides)
+                    arr = np.array(np.broadcast_to(arr, target), dtype=dt, order="C")
+                except ValueError:
+                    raise SelectionError(f"cannot write data of shape {arr.shape} to a selection of shape "
+                                         f"{target} of dataset '{self.path}'") from None
+        out = np.ascontiguousarray(arr, dtype=dt)
+        fresh = not (out is data or (isinstance(data, np.ndarray) and np.shares_memory(out, data)))
+        return out, fresh
+
+    def __getitem__(self, key: Any) -> Any:
+        sel, out_shape = _selection_for(key, self.shape, self.path)
+        full = tuple(sel.selected_shape(list(self.shape)))
+        result = self.read(sel, np.empty(full, dtype=self.dtype)).reshape(out_shape)
+        return result[()] if result.ndim == 0 else result
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        sel, _ = _selection_for(key, self.shape, self.path)
+        self.write(value, sel, copy=True)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.read()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"<h5loom.Dataset '{self.path}' shape {self.shape} {self.dtype}>"
+
+
+class File(Group):
+    """An h5loom file, shared by the ranks of ``comm`` (default: all of MPI_COMM_WORLD).
+
+    mode: ``"r"`` read, ``"r+"`` read-write, ``"w"`` create (truncate), ``"w-"``/``"x"``
+    create and fail if it exists, ``"a"`` read-write, created if missing.
+    engine: a name (``"hdf5"``), a JSON string or a dict; default ``$H5LOOM_ENGINE``, else hdf5.
+    """
+
+    def __init__(self, name: Union[str, "os.PathLike[str]"], mode: str = "r", *, comm: Any = None,
+                 engine: Union[None, str, Mapping[str, Any]] = None) -> None:
+        name = str(name)
+        comm_f, config = _comm_handle(comm), _engine_config(engine)
+        if mode == "a":
+            try:
+                core = _core.File.open(name, _MODES["r+"], comm_f, config)
+            except NotFoundError:
+                core = _core.File.open(name, _MODES["w"], comm_f, config)
+        elif mode in _MODES:
+            core = _core.File.open(name, _MODES[mode], comm_f, config)
+        else:
+            raise UsageError(f"invalid mode {mode!r} for file '{name}' (use 'r', 'r+', 'w', 'w-', 'x' or 'a')")
+        super().__init__(core, None)
+
+    @property
+    def filename(self) -> str:
+        return self._obj.filename
+
+    @property
+    def mode(self) -> str:
+        return "r" if self._obj.mode == 0 else "r+"
+
+    @property
+    def engine(self) -> str:
+        """The engine stack in use, e.g. ``"hdf5"`` or ``"collcheck>hdf5"``."""
+        return self._obj.engine
+
+    @property
+    def rank(self) -> int:
+        return self._obj.rank
+
+    @property
+    def size(self) -> int:
+        """Number of ranks sharing the file."""
+        return self._obj.size
+
+    @property
+    def is_open(self) -> bool:
+        return self._obj.is_open
+
+    @property
+    def pending_writes(self) -> int:
+        """Deferred writes of this rank not yet flushed."""
+        return self._obj.pending_writes
+
+    def describe(self) -> str:
+        """Engine, layout and knobs in effect."""
+        return self._obj.describe()
+
+    def flush(self) -> None:
+        """Collective flush point: deferred writes execute and the data reaches storage."""
+        self._obj.flush()
+
+    def close(self) -> None:
+        """Collective: flush and close. Closing twice is harmless."""
+        self._obj.close()
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "open" if self.is_open else "closed"
+        return f"<h5loom.File '{self.filename}' ({state}, engine {self.engine})>"
