@@ -116,6 +116,16 @@ void copy_out(const std::string& s, char* buf, size_t bufsize, size_t* needed) {
   }
 }
 
+// Entry `index` of a name list taken by loom_group_member_count / loom_attr_count.
+const std::string& name_at(const std::vector<std::string>& names, size_t index, const char* what,
+                           const std::string& path) {
+  if (index >= names.size())
+    throw h5loom::SelectionError(std::string(what) + " index " + std::to_string(index) + " out of range for '" + path +
+                                 "' with " + std::to_string(names.size()) + " " + what + "s (call loom_" +
+                                 (std::string(what) == "member" ? "group_member" : "attr") + "_count first)");
+  return names[index];
+}
+
 h5loom::Group& as_group(loom_object* o) {
   need(o, "group");
   if (!o->group) throw h5loom::UsageError("handle of '" + o->dataset->path() + "' is a dataset, not a group");
@@ -274,14 +284,7 @@ loom_status loom_group_member_count(loom_group* g, size_t* count) {
 }
 
 loom_status loom_group_member_name(loom_group* g, size_t index, char* buf, size_t bufsize, size_t* needed) {
-  return guarded([&] {
-    auto& grp = as_group(g);
-    if (index >= g->members.size())
-      throw h5loom::SelectionError("member index " + std::to_string(index) + " out of range for group '" +
-                                   grp.path() + "' with " + std::to_string(g->members.size()) +
-                                   " members (call loom_group_member_count first)");
-    copy_out(g->members[index], buf, bufsize, needed);
-  });
+  return guarded([&] { copy_out(name_at(g->members, index, "member", as_group(g).path()), buf, bufsize, needed); });
 }
 
 loom_status loom_group_create_dataset(loom_group* parent, const char* path, loom_datatype dtype, int ndim,
@@ -454,14 +457,7 @@ loom_status loom_attr_count(loom_object* o, size_t* count) {
 }
 
 loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsize, size_t* needed) {
-  return guarded([&] {
-    auto& obj = as_object(o);
-    if (index >= o->attributes.size())
-      throw h5loom::SelectionError("attribute index " + std::to_string(index) + " out of range for '" + obj.path() +
-                                   "' with " + std::to_string(o->attributes.size()) +
-                                   " attributes (call loom_attr_count first)");
-    copy_out(o->attributes[index], buf, bufsize, needed);
-  });
+  return guarded([&] { copy_out(name_at(o->attributes, index, "attribute", as_object(o).path()), buf, bufsize, needed); });
 }
 
 }  // extern "C"

@@ -72,6 +72,7 @@ static void test_round_trip(const char* path) {
     CHECK(n == 1);
     OK(loom_group_member_name(root, 0, name, sizeof name, &needed));
     CHECK(strcmp(name, "grid") == 0 && needed == 4);
+    FAILS_WITH(loom_group_member_name(root, 99, name, sizeof name, &needed), LOOM_ERR_SELECTION, "member index 99");
     OK(loom_attr_read_string(root, "title", name, sizeof name, &needed));
     CHECK(strcmp(name, "C API test") == 0);
     OK(loom_attr_read_string(root, "title", name, 4, &needed)); /* truncated, still terminated */
