@@ -50,7 +50,7 @@ typedef enum {
 
 typedef enum { LOOM_MODE_READ = 0, LOOM_MODE_READWRITE, LOOM_MODE_CREATE, LOOM_MODE_CREATE_EXCLUSIVE } loom_mode;
 typedef enum { LOOM_KIND_NONE = 0, LOOM_KIND_GROUP, LOOM_KIND_DATASET } loom_kind;
-typedef enum { LOOM_ATTR_SCALAR = 0, LOOM_ATTR_ARRAY, LOOM_ATTR_STRING } loom_attr_kind;
+typedef enum { LOOM_ATTR_SCALAR = 0, LOOM_ATTR_ARRAY, LOOM_ATTR_STRING, LOOM_ATTR_STRING_ARRAY } loom_attr_kind;
 typedef enum { LOOM_LAYOUT_CONTIGUOUS = 0, LOOM_LAYOUT_CHUNKED } loom_layout;
 
 #define LOOM_UNLIMITED UINT64_MAX
@@ -142,13 +142,17 @@ loom_status loom_attr_write_scalar(loom_object* o, const char* name, loom_dataty
 loom_status loom_attr_write_array(loom_object* o, const char* name, loom_datatype type, size_t count,
                                   const void* values);
 loom_status loom_attr_write_string(loom_object* o, const char* name, const char* value);
+loom_status loom_attr_write_strings(loom_object* o, const char* name, size_t count, const char* const* values);
 loom_status loom_attr_exists(loom_object* o, const char* name, int* exists);
-/* count: elements for numbers, bytes for strings. type is meaningless for strings. */
+/* count: elements for numbers and string arrays, bytes for a string. type is meaningless for strings. */
 loom_status loom_attr_info(loom_object* o, const char* name, loom_attr_kind* kind, loom_datatype* type,
                            size_t* count);
 /* Numbers convert to mem_type; count must equal the attribute's element count. */
 loom_status loom_attr_read(loom_object* o, const char* name, loom_datatype mem_type, size_t count, void* out);
 loom_status loom_attr_read_string(loom_object* o, const char* name, char* buf, size_t bufsize, size_t* needed);
+/* Element `index` of a string-array attribute. */
+loom_status loom_attr_read_string_element(loom_object* o, const char* name, size_t index, char* buf, size_t bufsize,
+                                          size_t* needed);
 loom_status loom_attr_count(loom_object* o, size_t* count);
 loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsize, size_t* needed);
 

@@ -84,10 +84,11 @@ struct DatasetInfo {
   Dims chunks;  // empty unless chunked
 };
 
-// A scalar, a 1-D array of one numeric type, or a string.
+// A scalar, a 1-D array of one numeric type, a string, or a 1-D array of strings
+// (openPMD's axisLabels).
 class AttributeValue {
  public:
-  enum class Kind { Scalar, Array, String };
+  enum class Kind { Scalar, Array, String, StringArray };
 
   AttributeValue() = default;
   template <class T, class = std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>>>
@@ -102,14 +103,18 @@ class AttributeValue {
   }
   AttributeValue(std::string s) : kind_(Kind::String), text_(std::move(s)) {}
   AttributeValue(const char* s) : AttributeValue(std::string(s)) {}
+  AttributeValue(std::vector<std::string> strings) : kind_(Kind::StringArray), strings_(std::move(strings)) {}
 
   // Raw constructor used by engines: `count` elements of `dtype` at `data`.
   static AttributeValue from_raw(Kind kind, Datatype dtype, std::size_t count, const void* data);
 
   Kind kind() const { return kind_; }
   bool is_string() const { return kind_ == Kind::String; }
+  bool is_string_array() const { return kind_ == Kind::StringArray; }
+  bool is_numeric() const { return kind_ == Kind::Scalar || kind_ == Kind::Array; }
   Datatype dtype() const { return dtype_; }      // meaningless for strings
-  std::size_t size() const { return is_string() ? text_.size() : count_; }
+  // Elements for numbers and string arrays, bytes for a string.
+  std::size_t size() const { return is_string() ? text_.size() : is_string_array() ? strings_.size() : count_; }
   const void* data() const { return bytes_.data(); }
 
   // Numeric values convert to the requested type (attributes are metadata; a
@@ -130,11 +135,12 @@ class AttributeValue {
     return out;
   }
   const std::string& as_string() const;
+  const std::vector<std::string>& as_strings() const;
 
   std::string to_string() const;  // human-readable, for tools and error messages
   bool operator==(const AttributeValue& o) const {
     return kind_ == o.kind_ && dtype_ == o.dtype_ && count_ == o.count_ && bytes_ == o.bytes_ &&
-           text_ == o.text_;
+           text_ == o.text_ && strings_ == o.strings_;
   }
   bool operator!=(const AttributeValue& o) const { return !(*this == o); }
 
@@ -148,6 +154,7 @@ class AttributeValue {
   std::size_t count_ = 0;
   std::vector<unsigned char> bytes_;
   std::string text_;
+  std::vector<std::string> strings_;
 };
 
 template <class T>

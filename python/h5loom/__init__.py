@@ -150,8 +150,8 @@ def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
 class AttributeManager(Mapping):
     """The attributes of a file, group or dataset, as a dict: ``obj.attrs["units"] = "m"``.
 
-    Values are strings, scalars (returned as numpy scalars) or 1-D arrays of
-    int8..int64, uint8..uint64, float32, float64. Setting replaces any old value.
+    Values are strings, lists of strings, scalars (returned as numpy scalars) or 1-D
+    arrays of int8..int64, uint8..uint64, float32, float64. Setting replaces any old value.
     """
 
     def __init__(self, obj: "_core.Object") -> None:
@@ -159,8 +159,8 @@ class AttributeManager(Mapping):
 
     def __getitem__(self, name: str) -> Any:
         kind, dtype, payload = self._obj.attribute(name)
-        if kind == "string":
-            return payload
+        if kind in ("string", "strings"):
+            return payload if kind == "string" else list(payload)
         values = np.frombuffer(payload, dtype=_np_dtype(dtype)).copy()
         return values[0] if kind == "scalar" else values
 
@@ -169,6 +169,9 @@ class AttributeManager(Mapping):
             value = value.decode("utf-8")
         if isinstance(value, str):
             self._obj.set_attribute_string(name, value)
+            return
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+            self._obj.set_attribute_strings(name, list(value))
             return
         arr = np.asarray(value)
         where = f"attribute '{name}' on '{self._obj.path}'"

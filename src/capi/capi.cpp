@@ -409,6 +409,23 @@ loom_status loom_attr_write_string(loom_object* o, const char* name, const char*
   });
 }
 
+loom_status loom_attr_write_strings(loom_object* o, const char* name, size_t count, const char* const* values) {
+  return guarded([&] {
+    std::vector<std::string> strings;
+    for (size_t i = 0; i < count; ++i) strings.emplace_back(text(values ? values[i] : nullptr, "string in the list"));
+    as_object(o).set_attribute(text(name, "attribute name"), h5loom::AttributeValue(std::move(strings)));
+  });
+}
+
+loom_status loom_attr_read_string_element(loom_object* o, const char* name, size_t index, char* buf, size_t bufsize,
+                                          size_t* needed) {
+  return guarded([&] {
+    auto& obj = as_object(o);
+    auto v = obj.attribute(text(name, "attribute name"));
+    copy_out(name_at(v.as_strings(), index, "string", obj.path() + "@" + name), buf, bufsize, needed);
+  });
+}
+
 loom_status loom_attr_exists(loom_object* o, const char* name, int* exists) {
   return guarded([&] {
     need_out(exists, "the flag");
@@ -421,7 +438,7 @@ loom_status loom_attr_info(loom_object* o, const char* name, loom_attr_kind* kin
   return guarded([&] {
     auto v = as_object(o).attribute(text(name, "attribute name"));
     if (kind) *kind = static_cast<loom_attr_kind>(v.kind());
-    if (type) *type = v.is_string() ? LOOM_UINT8 : static_cast<loom_datatype>(v.dtype());
+    if (type) *type = v.is_numeric() ? static_cast<loom_datatype>(v.dtype()) : LOOM_UINT8;
     if (count) *count = v.size();
   });
 }
@@ -430,9 +447,9 @@ loom_status loom_attr_read(loom_object* o, const char* name, loom_datatype mem_t
   return guarded([&] {
     auto& obj = as_object(o);
     auto v = obj.attribute(text(name, "attribute name"));
-    if (v.is_string())
-      throw h5loom::DatatypeError("attribute '" + std::string(name) + "' on '" + obj.path() +
-                                  "' is a string; read it with loom_attr_read_string");
+    if (!v.is_numeric())
+      throw h5loom::DatatypeError("attribute '" + std::string(name) + "' on '" + obj.path() + "' holds " +
+                                  v.to_string() + "; read it with loom_attr_read_string(_element)");
     if (count != v.size())
       throw h5loom::SelectionError("attribute '" + std::string(name) + "' on '" + obj.path() + "' holds " +
                                    std::to_string(v.size()) + " values, not " + std::to_string(count));

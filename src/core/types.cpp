@@ -88,19 +88,26 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
 }
 
 void AttributeValue::require_numeric() const {
-  if (kind_ == Kind::String)
-    throw DatatypeError("attribute holds the string '" + text_ + "', not a number");
+  if (!is_numeric()) throw DatatypeError("attribute holds " + to_string() + ", not numbers");
+}
+
+const std::vector<std::string>& AttributeValue::as_strings() const {
+  if (kind_ != Kind::StringArray) throw DatatypeError("attribute holds " + to_string() + ", not an array of strings");
+  return strings_;
 }
 
 const std::string& AttributeValue::as_string() const {
-  if (kind_ != Kind::String)
-    throw DatatypeError("attribute holds " + datatype_name(dtype_) + " data (" + to_string() +
-                        "), not a string");
+  if (kind_ != Kind::String) throw DatatypeError("attribute holds " + to_string() + ", not a string");
   return text_;
 }
 
 std::string AttributeValue::to_string() const {
   if (kind_ == Kind::String) return "\"" + text_ + "\"";
+  if (kind_ == Kind::StringArray) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < strings_.size(); ++i) out += (i ? ", \"" : "\"") + strings_[i] + "\"";
+    return out + "]";
+  }
   std::ostringstream os;
   bool is_float = dtype_ == Datatype::Float32 || dtype_ == Datatype::Float64;
   if (kind_ == Kind::Array) os << '[';

@@ -62,9 +62,10 @@ FileOptions options(std::optional<long long> comm_f, const std::string& engine) 
 
 // An attribute as (kind, dtype name, payload): payload is bytes for numbers, str for strings.
 nb::tuple attribute_to_python(const AttributeValue& v) {
-  static const char* kinds[] = {"scalar", "array", "string"};
+  static const char* kinds[] = {"scalar", "array", "string", "strings"};
   const char* kind = kinds[static_cast<int>(v.kind())];
   if (v.is_string()) return nb::make_tuple(kind, "", v.as_string());
+  if (v.is_string_array()) return nb::make_tuple(kind, "", nb::cast(v.as_strings()));
   std::size_t n = v.size() * datatype_size(v.dtype());
   return nb::make_tuple(kind, datatype_name(v.dtype()), nb::bytes(static_cast<const char*>(v.data()), n));
 }
@@ -118,6 +119,9 @@ NB_MODULE(_core, m) {
       .def_prop_ro("path", &Object::path)
       .def_prop_ro("name", &Object::name)
       .def("set_attribute_string", [](Object& o, const std::string& name, const std::string& v) {
+        o.set_attribute(name, AttributeValue(v));
+      })
+      .def("set_attribute_strings", [](Object& o, const std::string& name, const std::vector<std::string>& v) {
         o.set_attribute(name, AttributeValue(v));
       })
       .def("set_attribute_numeric", [](Object& o, const std::string& name, const Array& a, bool scalar) {

@@ -49,7 +49,9 @@ static void test_round_trip(const char* path) {
     int32_t axes[3] = {2, 1, 0};
     OK(loom_attr_write_scalar(rho, "time", LOOM_FLOAT64, &t));
     OK(loom_attr_write_array(rho, "axes", LOOM_INT32, 3, axes));
+    const char* labels[3] = {"z", "y", "x"};
     OK(loom_attr_write_string(root, "title", "C API test"));
+    OK(loom_attr_write_strings(rho, "axisLabels", 3, labels));
   }
   OK(loom_object_close(rho));
   OK(loom_object_close(grid));
@@ -115,11 +117,16 @@ static void test_round_trip(const char* path) {
     OK(loom_attr_read(rho, "time", LOOM_FLOAT32, 1, &tf));
     CHECK(tf == 0.25f);
     OK(loom_attr_count(rho, &n));
-    CHECK(n == 2);
+    CHECK(n == 3);
     {
       char name[16];
-      OK(loom_attr_name(rho, 1, name, sizeof name, NULL));
+      OK(loom_attr_name(rho, 2, name, sizeof name, NULL));
       CHECK(strcmp(name, "time") == 0);
+      OK(loom_attr_info(rho, "axisLabels", &kind, NULL, &n));
+      CHECK(kind == LOOM_ATTR_STRING_ARRAY && n == 3);
+      OK(loom_attr_read_string_element(rho, "axisLabels", 2, name, sizeof name, NULL));
+      CHECK(strcmp(name, "x") == 0);
+      FAILS_WITH(loom_attr_read(rho, "axisLabels", LOOM_INT32, 3, axes), LOOM_ERR_DATATYPE, "axisLabels");
     }
   }
   OK(loom_object_close(rho));

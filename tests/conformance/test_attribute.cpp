@@ -80,3 +80,23 @@ TEST_F(attribute, EmptyArray) {
   auto f = File::open(path, Mode::Read, options());
   EXPECT_TRUE(f.attribute("none").as_vector<double>().empty());
 }
+
+TEST_F(attribute, StringArrays) {
+  auto path = file_path();
+  std::vector<std::string> labels = {"z", "y", "x"};
+  {
+    auto f = File::create(path, options());
+    f.create_group("m").set_attribute("axisLabels", labels);
+    f.set_attribute("one", std::vector<std::string>{"only"});
+    f.set_attribute("blank", std::vector<std::string>{"", "b"});
+  }
+  auto f = File::open(path, Mode::Read, options());
+  auto v = f.group("m").attribute("axisLabels");
+  EXPECT_TRUE(v.is_string_array());
+  EXPECT_EQ(v.as_strings(), labels);
+  EXPECT_EQ(v.size(), 3u);
+  EXPECT_EQ(f.attribute("one").as_strings(), std::vector<std::string>{"only"});
+  EXPECT_EQ(f.attribute("blank").as_strings(), (std::vector<std::string>{"", "b"}));
+  EXPECT_THROW(v.as_string(), DatatypeError);
+  EXPECT_THROW(v.as<int>(), DatatypeError);
+}

@@ -43,7 +43,7 @@ std::string describe_dataset(const Dataset& ds) {
 void print_attributes(const Object& o, const Printer& out, const std::string& indent) {
   for (const auto& name : o.attribute_names()) {
     auto v = o.attribute(name);
-    std::string type = v.is_string() ? "string" : datatype_name(v.dtype());
+    std::string type = v.is_numeric() ? datatype_name(v.dtype()) : v.is_string() ? "string" : "strings";
     out.line(indent + "@" + name + " = " + v.to_string() + "  (" + type + ")");
   }
 }

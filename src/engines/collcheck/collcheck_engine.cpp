@@ -116,7 +116,7 @@ class CollCheckEngine final : public engine::Engine {
   void write_attribute(FileHandle& fh, const std::string& object, const std::string& name,
                        const AttributeValue& value) override {
     auto& f = cast(fh);
-    std::string type = value.is_string() ? "string" : datatype_name(value.dtype());
+    std::string type = value.is_numeric() ? datatype_name(value.dtype()) : value.is_string() ? "string" : "strings";
     agree(f, "write_attribute('" + object + "', '" + name + "', " + type + " " + value.to_string() + ")");
     inner_->write_attribute(*f.inner, object, name, value);
   }

@@ -116,6 +116,7 @@ def test_attributes_are_dict_like(tmp_path):
         g.attrs["axes"] = [2, 1, 0]
         g.attrs["spacing"] = np.array([0.5, 0.5])
         g.attrs["raw"] = b"bytes"
+        g.attrs["labels"] = ["z", "y", "x"]
         with pytest.raises(h5loom.DatatypeError):
             g.attrs["flag"] = True
         with pytest.raises(h5loom.DatatypeError):
@@ -127,7 +128,8 @@ def test_attributes_are_dict_like(tmp_path):
         assert g.attrs["dt"] == 0.25 and g.attrs["dt"].dtype == np.float32
         np.testing.assert_array_equal(g.attrs["axes"], [2, 1, 0])
         assert g.attrs["raw"] == "bytes"
-        assert sorted(g.attrs) == ["axes", "count", "dt", "raw", "spacing"] and len(g.attrs) == 5
+        assert g.attrs["labels"] == ["z", "y", "x"]
+        assert sorted(g.attrs) == ["axes", "count", "dt", "labels", "raw", "spacing"] and len(g.attrs) == 6
         assert "dt" in g.attrs and "nope" not in g.attrs
         assert g.attrs.get("nope", 42) == 42
         with pytest.raises(h5loom.NotFoundError, match="'nope'"):
