@@ -5,7 +5,7 @@ import json
 import pathlib
 import sys
 
-GROUPS = ["file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors"]
+GROUPS = ["file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors", "series"]
 
 
 def cell(counts):
