@@ -156,6 +156,62 @@ loom_status loom_attr_read_string_element(loom_object* o, const char* name, size
 loom_status loom_attr_count(loom_object* o, size_t* count);
 loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsize, size_t* needed);
 
+/* ---- series: steps, particles and block fields (docs/series.md) ----
+ * A series is a file in the openPMD or H5Part layout. loom_series_root gives the
+ * root group for file attributes; loom_step_group the step's group. */
+typedef enum { LOOM_SERIES_OPENPMD = 0, LOOM_SERIES_H5PART } loom_series_layout;
+typedef struct loom_series_s loom_series;
+typedef struct loom_step_s loom_step;
+typedef struct loom_particles_s loom_particles;
+typedef struct loom_field_s loom_field;
+
+loom_status loom_series_create(const char* name, MPI_Comm comm, const char* engine, loom_series_layout layout,
+                               loom_series** out);
+loom_status loom_series_append(const char* name, MPI_Comm comm, const char* engine, loom_series** out);
+loom_status loom_series_open(const char* name, MPI_Comm comm, const char* engine, loom_series** out);
+loom_status loom_series_close(loom_series* s); /* ends any open step, closes the file, frees the handle */
+loom_status loom_series_layout_of(loom_series* s, loom_series_layout* out);
+loom_status loom_series_root(loom_series* s, loom_group** out);
+/* The sorted step numbers: count first, then by index (the list taken by the count call). */
+loom_status loom_series_step_count(loom_series* s, size_t* count);
+loom_status loom_series_step_number(loom_series* s, size_t index, uint64_t* step);
+
+loom_status loom_series_write_step(loom_series* s, uint64_t n, double time, double dt, loom_step** out);
+loom_status loom_series_step(loom_series* s, uint64_t n, loom_step** out);
+loom_status loom_step_time(loom_step* st, double* time, double* dt);
+loom_status loom_step_group(loom_step* st, loom_group** out);
+loom_status loom_step_end(loom_step* st); /* ends the step: a collective flush point */
+loom_status loom_step_free(loom_step* st);
+
+loom_status loom_step_particles(loom_step* st, const char* species, loom_particles** out);
+/* Collective: offset and global count come from an exclusive scan (either pointer may be NULL). */
+loom_status loom_particles_set_local_count(loom_particles* p, uint64_t n, uint64_t* offset, uint64_t* global);
+/* local-count elements; deferred until the step ends. */
+loom_status loom_particles_write(loom_particles* p, const char* array, loom_datatype dtype, const void* data);
+loom_status loom_particles_global_count(loom_particles* p, uint64_t* out);
+loom_status loom_particles_read_range(loom_particles* p, const char* array, loom_datatype dtype, uint64_t begin,
+                                      uint64_t end, void* out);
+loom_status loom_particles_read_indices(loom_particles* p, const char* array, loom_datatype dtype, size_t count,
+                                        const uint64_t* indices, void* out);
+loom_status loom_particles_my_share(loom_particles* p, uint64_t* begin, uint64_t* end);
+loom_status loom_particles_free(loom_particles* p);
+
+/* origin and spacing: ndim values in array order, or NULL for zeros / ones. */
+loom_status loom_step_create_field(loom_step* st, const char* name, int ndim, const uint64_t* global_shape,
+                                   int components, loom_datatype dtype, const double* origin, const double* spacing,
+                                   loom_field** out);
+loom_status loom_step_open_field(loom_step* st, const char* name, loom_field** out);
+/* shape: LOOM_MAX_RANK entries at most. */
+loom_status loom_field_info(loom_field* f, int* ndim, uint64_t* shape, int* components, loom_datatype* dtype);
+/* local: local_shape elements (the box plus `ghost` cells per side, dropped); offset: the box's global start. */
+loom_status loom_field_write(loom_field* f, int component, loom_datatype dtype, const void* local,
+                             const uint64_t* local_shape, const uint64_t* offset, uint64_t ghost);
+/* Collective: the box [lo, lo+count) plus `halo` cells per side, `fill` outside the domain;
+ * out holds prod(count + 2*halo) elements (nothing when count has a zero). */
+loom_status loom_field_read(loom_field* f, int component, loom_datatype dtype, const uint64_t* lo,
+                            const uint64_t* count, uint64_t halo, const void* fill, void* out);
+loom_status loom_field_free(loom_field* f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -186,10 +186,12 @@ class Step {
   // Ends the step: a collective flush point. Idempotent.
   void close();
 
+  // The step's group in the file (/data/<n> or /Step#<n>), for extra data.
+  Group group() const;
+
  private:
   friend class Series;
   Step(std::shared_ptr<detail::SeriesState> s, uint64_t index) : series_(std::move(s)), index_(index) {}
-  Group group() const;
   std::shared_ptr<detail::SeriesState> series_;
   uint64_t index_;
 };

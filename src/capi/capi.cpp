@@ -8,6 +8,7 @@
 #include <string>
 
 #include "h5loom/h5loom.hpp"
+#include "h5loom/series.hpp"
 
 struct loom_file_s {
   h5loom::File file;
@@ -18,6 +19,20 @@ struct loom_object_s {
   std::optional<h5loom::Dataset> dataset;
   std::vector<std::string> members;     // taken by loom_group_member_count
   std::vector<std::string> attributes;  // taken by loom_attr_count
+};
+
+struct loom_series_s {
+  h5loom::Series series;
+  std::vector<uint64_t> steps;  // taken by loom_series_step_count
+};
+struct loom_step_s {
+  h5loom::Step step;
+};
+struct loom_particles_s {
+  h5loom::ParticleSpecies particles;
+};
+struct loom_field_s {
+  h5loom::Field field;
 };
 
 namespace {
@@ -475,6 +490,238 @@ loom_status loom_attr_count(loom_object* o, size_t* count) {
 
 loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsize, size_t* needed) {
   return guarded([&] { copy_out(name_at(o->attributes, index, "attribute", as_object(o).path()), buf, bufsize, needed); });
+}
+
+// ---- series ----
+
+static h5loom::SeriesLayout to_layout(loom_series_layout l) {
+  if (l != LOOM_SERIES_OPENPMD && l != LOOM_SERIES_H5PART)
+    throw h5loom::ConfigError("invalid loom_series_layout value " + std::to_string(static_cast<int>(l)));
+  return l == LOOM_SERIES_H5PART ? h5loom::SeriesLayout::H5Part : h5loom::SeriesLayout::OpenPMD;
+}
+
+loom_status loom_series_create(const char* name, MPI_Comm comm, const char* engine, loom_series_layout layout,
+                               loom_series** out) {
+  return guarded([&] {
+    need_out(out, "the series handle");
+    h5loom::SeriesOptions o;
+    o.file = options(comm, engine);
+    o.layout = to_layout(layout);
+    *out = new loom_series_s{h5loom::Series::create(text(name, "file name"), o), {}};
+  });
+}
+
+loom_status loom_series_append(const char* name, MPI_Comm comm, const char* engine, loom_series** out) {
+  return guarded([&] {
+    need_out(out, "the series handle");
+    *out = new loom_series_s{h5loom::Series::append(text(name, "file name"), options(comm, engine)), {}};
+  });
+}
+
+loom_status loom_series_open(const char* name, MPI_Comm comm, const char* engine, loom_series** out) {
+  return guarded([&] {
+    need_out(out, "the series handle");
+    *out = new loom_series_s{h5loom::Series::open(text(name, "file name"), options(comm, engine)), {}};
+  });
+}
+
+loom_status loom_series_close(loom_series* s) {
+  return guarded([&] {
+    std::unique_ptr<loom_series_s> owned(need(s, "series"));
+    owned->series.close();
+  });
+}
+
+loom_status loom_series_layout_of(loom_series* s, loom_series_layout* out) {
+  return guarded([&] {
+    need_out(out, "the layout");
+    *out = need(s, "series")->series.layout() == h5loom::SeriesLayout::H5Part ? LOOM_SERIES_H5PART
+                                                                              : LOOM_SERIES_OPENPMD;
+  });
+}
+
+loom_status loom_series_root(loom_series* s, loom_group** out) {
+  return guarded([&] {
+    need_out(out, "the group handle");
+    *out = new_object(h5loom::Group(need(s, "series")->series.file()));
+  });
+}
+
+loom_status loom_series_step_count(loom_series* s, size_t* count) {
+  return guarded([&] {
+    need_out(count, "the count");
+    need(s, "series")->steps = s->series.steps();
+    *count = s->steps.size();
+  });
+}
+
+loom_status loom_series_step_number(loom_series* s, size_t index, uint64_t* step) {
+  return guarded([&] {
+    need_out(step, "the step number");
+    if (index >= need(s, "series")->steps.size())
+      throw h5loom::SelectionError("step index " + std::to_string(index) + " out of range for series '" +
+                                   s->series.file().filename() + "' with " + std::to_string(s->steps.size()) +
+                                   " steps (call loom_series_step_count first)");
+    *step = s->steps[index];
+  });
+}
+
+loom_status loom_series_write_step(loom_series* s, uint64_t n, double time, double dt, loom_step** out) {
+  return guarded([&] {
+    need_out(out, "the step handle");
+    *out = new loom_step_s{need(s, "series")->series.write_step(n, time, dt)};
+  });
+}
+
+loom_status loom_series_step(loom_series* s, uint64_t n, loom_step** out) {
+  return guarded([&] {
+    need_out(out, "the step handle");
+    *out = new loom_step_s{need(s, "series")->series.step(n)};
+  });
+}
+
+loom_status loom_step_time(loom_step* st, double* time, double* dt) {
+  return guarded([&] {
+    need(st, "step");
+    if (time) *time = st->step.time();
+    if (dt) *dt = st->step.dt();
+  });
+}
+
+loom_status loom_step_group(loom_step* st, loom_group** out) {
+  return guarded([&] {
+    need_out(out, "the group handle");
+    *out = new_object(need(st, "step")->step.group());
+  });
+}
+
+loom_status loom_step_end(loom_step* st) {
+  return guarded([&] { need(st, "step")->step.close(); });
+}
+
+loom_status loom_step_free(loom_step* st) {
+  delete st;
+  return guarded([] {});
+}
+
+loom_status loom_step_particles(loom_step* st, const char* species, loom_particles** out) {
+  return guarded([&] {
+    need_out(out, "the particles handle");
+    *out = new loom_particles_s{need(st, "step")->step.particles(text(species, "species name"))};
+  });
+}
+
+loom_status loom_particles_set_local_count(loom_particles* p, uint64_t n, uint64_t* offset, uint64_t* global) {
+  return guarded([&] {
+    auto& sp = need(p, "particles")->particles;
+    sp.set_local_count(n);
+    if (offset) *offset = sp.offset();
+    if (global) *global = sp.global_count();
+  });
+}
+
+loom_status loom_particles_write(loom_particles* p, const char* array, loom_datatype dtype, const void* data) {
+  return guarded([&] {
+    need(p, "particles")->particles.write_raw(text(array, "array name"), to_datatype(dtype), data, nullptr);
+  });
+}
+
+loom_status loom_particles_global_count(loom_particles* p, uint64_t* out) {
+  return guarded([&] {
+    need_out(out, "the count");
+    *out = need(p, "particles")->particles.global_count();
+  });
+}
+
+loom_status loom_particles_read_range(loom_particles* p, const char* array, loom_datatype dtype, uint64_t begin,
+                                      uint64_t end, void* out) {
+  return guarded([&] {
+    need(p, "particles")->particles.read_range_raw(text(array, "array name"), begin, end, to_datatype(dtype), out);
+  });
+}
+
+loom_status loom_particles_read_indices(loom_particles* p, const char* array, loom_datatype dtype, size_t count,
+                                        const uint64_t* indices, void* out) {
+  return guarded([&] {
+    if (count && !indices) throw h5loom::UsageError("null index list");
+    std::vector<uint64_t> idx(indices, indices + count);
+    need(p, "particles")->particles.read_indices_raw(text(array, "array name"), idx, to_datatype(dtype), out);
+  });
+}
+
+loom_status loom_particles_my_share(loom_particles* p, uint64_t* begin, uint64_t* end) {
+  return guarded([&] {
+    auto [b, e] = need(p, "particles")->particles.my_share();
+    if (begin) *begin = b;
+    if (end) *end = e;
+  });
+}
+
+loom_status loom_particles_free(loom_particles* p) {
+  delete p;
+  return guarded([] {});
+}
+
+loom_status loom_step_create_field(loom_step* st, const char* name, int ndim, const uint64_t* global_shape,
+                                   int components, loom_datatype dtype, const double* origin, const double* spacing,
+                                   loom_field** out) {
+  return guarded([&] {
+    need_out(out, "the field handle");
+    if (!global_shape) throw h5loom::UsageError("null global shape for field '" + std::string(text(name, "name")) + "'");
+    h5loom::FieldSpec spec;
+    spec.global_shape = dims(ndim, global_shape, "global shape");
+    spec.components = components;
+    spec.dtype = to_datatype(dtype);
+    if (origin) spec.origin.assign(origin, origin + ndim);
+    if (spacing) spec.spacing.assign(spacing, spacing + ndim);
+    *out = new loom_field_s{need(st, "step")->step.field(text(name, "field name"), spec)};
+  });
+}
+
+loom_status loom_step_open_field(loom_step* st, const char* name, loom_field** out) {
+  return guarded([&] {
+    need_out(out, "the field handle");
+    const h5loom::Step& step = need(st, "step")->step;
+    *out = new loom_field_s{step.field(text(name, "field name"))};
+  });
+}
+
+loom_status loom_field_info(loom_field* f, int* ndim, uint64_t* shape, int* components, loom_datatype* dtype) {
+  return guarded([&] {
+    auto& fld = need(f, "field")->field;
+    if (ndim) *ndim = static_cast<int>(fld.global_shape().size());
+    if (shape) std::copy(fld.global_shape().begin(), fld.global_shape().end(), shape);
+    if (components) *components = fld.components();
+    if (dtype) *dtype = static_cast<loom_datatype>(fld.dtype());
+  });
+}
+
+loom_status loom_field_write(loom_field* f, int component, loom_datatype dtype, const void* local,
+                             const uint64_t* local_shape, const uint64_t* offset, uint64_t ghost) {
+  return guarded([&] {
+    auto& fld = need(f, "field")->field;
+    int nd = static_cast<int>(fld.global_shape().size());
+    if (!local_shape || !offset) throw h5loom::UsageError("null local shape or offset for field '" + fld.name() + "'");
+    fld.write_raw(to_datatype(dtype), local, dims(nd, local_shape, "local shape"), dims(nd, offset, "offset"), ghost,
+                  component);
+  });
+}
+
+loom_status loom_field_read(loom_field* f, int component, loom_datatype dtype, const uint64_t* lo,
+                            const uint64_t* count, uint64_t halo, const void* fill, void* out) {
+  return guarded([&] {
+    auto& fld = need(f, "field")->field;
+    int nd = static_cast<int>(fld.global_shape().size());
+    if (!lo || !count) throw h5loom::UsageError("null box for field '" + fld.name() + "'");
+    std::vector<unsigned char> zero(8, 0);
+    fld.read_raw(to_datatype(dtype), out, dims(nd, lo, "box start"), dims(nd, count, "box size"), halo,
+                 fill ? fill : zero.data(), component);
+  });
+}
+
+loom_status loom_field_free(loom_field* f) {
+  delete f;
+  return guarded([] {});
 }
 
 }  // extern "C"
