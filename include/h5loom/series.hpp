@@ -174,6 +174,8 @@ class Step {
   void set_attribute(const std::string& name, const AttributeValue& value);
   AttributeValue attribute(const std::string& name) const;
   std::vector<std::string> attribute_names() const;
+  // True for the attributes the layout owns (time, dt, TimeValue, ...).
+  bool is_layout_attribute(const std::string& name) const;
 
   ParticleSpecies particles(const std::string& species);
   std::vector<std::string> particle_species() const;

@@ -44,9 +44,12 @@ from ._errors import (
 from . import _core
 from ._core import Selection
 
+from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
+
 __version__ = "0.1.0"
 __all__ = [
     "File", "Group", "Dataset", "AttributeManager", "Selection", "engines",
+    "Series", "Step", "Particles", "ParticleArray", "Field",
     "Error", "NotFoundError", "ExistsError", "SelectionError", "DatatypeError", "ReadOnlyError",
     "ConfigError", "UsageError", "IOError", "CollectiveMismatchError", "CorruptionError",
 ]
@@ -476,6 +479,13 @@ class File(Group):
         else:
             raise UsageError(f"invalid mode {mode!r} for file '{name}' (use 'r', 'r+', 'w', 'w-', 'x' or 'a')")
         super().__init__(core, None)
+
+    @classmethod
+    def _from_core(cls, core: "_core.File") -> "File":
+        """Wraps an already open core file (e.g. a Series' file)."""
+        f = cls.__new__(cls)
+        _Node.__init__(f, core, None)
+        return f
 
     @property
     def filename(self) -> str:

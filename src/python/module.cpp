@@ -10,7 +10,12 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <nanobind/stl/pair.h>
+
+#include <cstring>
+
 #include <h5loom/h5loom.hpp>
+#include <h5loom/series.hpp>
 
 namespace nb = nanobind;
 using namespace h5loom;
@@ -58,6 +63,22 @@ FileOptions options(std::optional<long long> comm_f, const std::string& engine) 
   o.engine = engine;
   if (comm_f) o.comm = MPI_Comm_f2c(static_cast<MPI_Fint>(*comm_f));
   return o;
+}
+
+// Keeps a Python object (a numpy array) alive until h5loom releases the buffer at a flush point.
+std::shared_ptr<const void> keep_alive(nb::object obj) {
+  PyObject* ref = obj.release().ptr();
+  return std::shared_ptr<const void>(ref, [](const void* p) {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(const_cast<void*>(p)));
+  });
+}
+
+Array as_array(nb::handle obj, const std::string& what) {
+  Array a;
+  if (!nb::try_cast(obj, a)) throw DatatypeError(what + " needs a C-contiguous numeric numpy array");
+  return a;
 }
 
 // An attribute as (kind, dtype name, payload): payload is bytes for numbers, str for strings.
@@ -141,19 +162,12 @@ NB_MODULE(_core, m) {
       .def_prop_ro("layout", [](const Dataset& d) { return d.layout() == Layout::Chunked ? "chunked" : "contiguous"; })
       .def("extend", &Dataset::extend)
       .def("write", [](Dataset& d, const Selection& sel, nb::object obj, bool copy) {
-        Array a;
-        if (!nb::try_cast(obj, a))
-          throw DatatypeError("a write to dataset '" + d.path() + "' needs a C-contiguous numeric numpy array");
-        Datatype t = datatype_of_array(a, "a write to dataset '" + d.path() + "'");
+        std::string what = "a write to dataset '" + d.path() + "'";
+        Array a = as_array(obj, what);
+        Datatype t = datatype_of_array(a, what);
         if (copy) return d.write_raw(sel, t, a.data(), a.size(), true);
         // Deferred: the numpy array stays alive (and is read) until the flush point.
-        PyObject* ref = obj.release().ptr();
-        std::shared_ptr<const void> keep(ref, [](const void* p) {
-          if (!Py_IsInitialized()) return;
-          nb::gil_scoped_acquire gil;
-          Py_DECREF(static_cast<PyObject*>(const_cast<void*>(p)));
-        });
-        d.write_raw(sel, t, a.data(), a.size(), std::move(keep));
+        d.write_raw(sel, t, a.data(), a.size(), keep_alive(obj));
       }, nb::arg("selection"), nb::arg("data"), nb::arg("copy"))
       .def("read", [](Dataset& d, const Selection& sel, Array out) {
         Datatype t = datatype_of_array(out, "a read of dataset '" + d.path() + "'");
@@ -207,4 +221,103 @@ NB_MODULE(_core, m) {
       .def_prop_ro("pending_writes", &File::pending_writes)
       .def_prop_ro("mode", [](const File& f) { return static_cast<int>(f.mode()); })
       .def("describe", &File::describe);
+
+  // ---- the series veneer ----
+  nb::class_<ParticleSpecies>(m, "ParticleSpecies")
+      .def_prop_ro("name", &ParticleSpecies::name)
+      .def("set_local_count", &ParticleSpecies::set_local_count)
+      .def_prop_ro("local_count", &ParticleSpecies::local_count)
+      .def_prop_ro("offset", &ParticleSpecies::offset)
+      .def_prop_ro("global_count", &ParticleSpecies::global_count)
+      .def("write", [](ParticleSpecies& p, const std::string& array, nb::object obj) {
+        std::string what = "particle array '" + array + "'";
+        Array a = as_array(obj, what);
+        if (a.size() != p.local_count())
+          throw SelectionError(what + " of species '" + p.name() + "' has " + std::to_string(a.size()) +
+                               " elements but this rank's count is " + std::to_string(p.local_count()));
+        p.write_raw(array, datatype_of_array(a, what), a.data(), keep_alive(obj));
+      })
+      .def("arrays", &ParticleSpecies::arrays)
+      .def("dtype", [](const ParticleSpecies& p, const std::string& a) { return datatype_name(p.dtype(a)); })
+      .def("my_share", &ParticleSpecies::my_share)
+      .def("read_range", [](const ParticleSpecies& p, const std::string& array, uint64_t b, uint64_t e, Array out) {
+        if (out.size() != (e > b ? e - b : 0)) throw SelectionError("output array size does not match the range");
+        p.read_range_raw(array, b, e, datatype_of_array(out, "a particle read"), out.data());
+      })
+      .def("read_indices", [](const ParticleSpecies& p, const std::string& array, const std::vector<uint64_t>& idx,
+                              Array out) {
+        if (out.size() != idx.size()) throw SelectionError("output array size does not match the index list");
+        p.read_indices_raw(array, idx, datatype_of_array(out, "a particle read"), out.data());
+      });
+
+  nb::class_<Field>(m, "Field")
+      .def_prop_ro("name", &Field::name)
+      .def_prop_ro("shape", &Field::global_shape)
+      .def_prop_ro("components", &Field::components)
+      .def_prop_ro("dtype", [](const Field& f) { return datatype_name(f.dtype()); })
+      .def_prop_ro("origin", &Field::origin)
+      .def_prop_ro("spacing", &Field::spacing)
+      .def("write", [](Field& f, Array local, const Dims& offset, uint64_t ghost, int component) {
+        Dims shape(local.ndim());
+        for (std::size_t k = 0; k < local.ndim(); ++k) shape[k] = local.shape(k);
+        f.write_raw(datatype_of_array(local, "field '" + f.name() + "'"), local.data(), shape, offset, ghost, component);
+      })
+      .def("read", [](const Field& f, Array out, const Dims& lo, const Dims& count, uint64_t halo, nb::object fill,
+                      int component) {
+        Datatype t = datatype_of_array(out, "field '" + f.name() + "'");
+        std::vector<unsigned char> fill_bytes(datatype_size(t), 0);
+        Array fa = as_array(fill, "the fill value");
+        if (datatype_of_array(fa, "the fill value") != t || fa.size() != 1)
+          throw DatatypeError("the fill value must be one element of the field's type " + datatype_name(t));
+        std::memcpy(fill_bytes.data(), fa.data(), fill_bytes.size());
+        f.read_raw(t, out.data(), lo, count, halo, fill_bytes.data(), component);
+      });
+
+  nb::class_<Step>(m, "Step")
+      .def_prop_ro("index", &Step::index)
+      .def_prop_ro("time", &Step::time)
+      .def_prop_ro("dt", &Step::dt)
+      .def("group", &Step::group)
+      .def("is_layout_attribute", &Step::is_layout_attribute)
+      .def("particles", &Step::particles)
+      .def("particle_species", &Step::particle_species)
+      .def("create_field", [](Step& st, const std::string& name, const Dims& shape, int components,
+                              const std::string& dtype, const std::vector<double>& origin,
+                              const std::vector<double>& spacing, const std::vector<std::string>& labels,
+                              double unit_si) {
+        FieldSpec spec;
+        spec.global_shape = shape;
+        spec.components = components;
+        spec.dtype = datatype_from_name(dtype);
+        spec.origin = origin;
+        spec.spacing = spacing;
+        spec.axis_labels = labels;
+        spec.unit_si = unit_si;
+        return st.field(name, spec);
+      })
+      .def("open_field", [](const Step& st, const std::string& name) { return st.field(name); })
+      .def("fields", &Step::fields)
+      .def("attribute_names", &Step::attribute_names)
+      .def("close", &Step::close);
+
+  nb::class_<Series>(m, "Series")
+      .def_static("create", [](const std::string& name, const std::string& layout, std::optional<long long> comm_f,
+                               const std::string& engine) {
+        SeriesOptions o;
+        o.file = options(comm_f, engine);
+        o.layout = layout_from_name(layout);
+        return Series::create(name, o);
+      })
+      .def_static("append", [](const std::string& name, std::optional<long long> comm_f, const std::string& engine) {
+        return Series::append(name, options(comm_f, engine));
+      })
+      .def_static("open", [](const std::string& name, std::optional<long long> comm_f, const std::string& engine) {
+        return Series::open(name, options(comm_f, engine));
+      })
+      .def_prop_ro("layout", [](const Series& s) { return layout_name(s.layout()); })
+      .def("file", &Series::file, nb::rv_policy::reference_internal)
+      .def("write_step", &Series::write_step, nb::arg("n"), nb::arg("time"), nb::arg("dt") = 0.0)
+      .def("steps", &Series::steps)
+      .def("step", &Series::step)
+      .def("close", &Series::close);
 }

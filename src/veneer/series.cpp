@@ -97,8 +97,12 @@ Group Step::group() const { return series_->file.group(series_->rules->step_path
 double Step::time() const { return series_->rules->step_time(group()); }
 double Step::dt() const { return series_->rules->step_dt(group()); }
 
+bool Step::is_layout_attribute(const std::string& name) const {
+  return series_->rules->is_layout_step_attribute(name);
+}
+
 void Step::set_attribute(const std::string& name, const AttributeValue& value) {
-  if (series_->rules->is_layout_step_attribute(name))
+  if (is_layout_attribute(name))
     throw UsageError("step attribute '" + name + "' belongs to the " + layout_name(series_->rules->kind()) +
                      " layout; set time and dt through write_step");
   group().set_attribute(name, value);
@@ -107,7 +111,7 @@ AttributeValue Step::attribute(const std::string& name) const { return group().a
 std::vector<std::string> Step::attribute_names() const {
   std::vector<std::string> out;
   for (auto& n : group().attribute_names())
-    if (!series_->rules->is_layout_step_attribute(n)) out.push_back(n);
+    if (!is_layout_attribute(n)) out.push_back(n);
   return out;
 }
 
