@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build make git pkg-config
   python3 python3-venv python3-pip python3-dev
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
-  libgtest-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev
 )
 
 missing=()

@@ -64,6 +64,8 @@ class Engine {
   // Makes every write issued so far durable in the file (as far as the storage layer goes).
   virtual void flush(FileHandle& f) = 0;
   virtual void close(FileHandle& f) = 0;
+  // The files on disk that make up the file named `path` (for tools: size, copy, remove).
+  virtual std::vector<std::string> files(const std::string& path) const { return {path}; }
   // A short description of the engine's on-disk layout and knobs, for `h5loom info`.
   virtual std::string describe(FileHandle& f) = 0;
 

@@ -18,6 +18,7 @@ namespace {
 const std::map<std::string, EngineFactory>& engines() {
   static const std::map<std::string, EngineFactory> table = {
       {"hdf5", make_hdf5_engine},
+      {"log", make_log_engine},
   };
   return table;
 }

@@ -54,6 +54,7 @@ using WrapperFactory = std::function<std::unique_ptr<Engine>(Knobs& knobs, std::
 
 // Base engines (one folder each under src/engines/).
 std::unique_ptr<Engine> make_hdf5_engine(Knobs& knobs);
+std::unique_ptr<Engine> make_log_engine(Knobs& knobs);
 // Wrappers.
 std::unique_ptr<Engine> make_collcheck_wrapper(Knobs& knobs, std::unique_ptr<Engine> inner);
 

@@ -43,6 +43,7 @@ class CollCheckEngine final : public engine::Engine {
 
   std::string name() const override { return "collcheck>" + inner_->name(); }
   std::vector<std::string> conformance_groups() const override { return inner_->conformance_groups(); }
+  std::vector<std::string> files(const std::string& path) const override { return inner_->files(path); }
 
   std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) override {
     auto f = std::make_unique<CheckedFile>();

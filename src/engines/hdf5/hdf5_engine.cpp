@@ -12,6 +12,7 @@
 #include "core/mpi_util.hpp"
 #include "engine/registry.hpp"
 #include "engines/hdf5/chunking.hpp"
+#include "engines/hdf5/hdf5_extras.hpp"
 
 namespace h5loom::hdf5 {
 
@@ -670,6 +671,28 @@ class Hdf5Engine final : public engine::Engine {
 };
 
 }  // namespace
+
+void create_external_dataset(engine::FileHandle& fh, const std::string& path, Datatype dtype, const Dims& shape,
+                             const std::vector<ExternalSegment>& segments) {
+  auto& f = static_cast<Hdf5File&>(fh);
+  auto dims = to_hsize(shape);
+  Hid space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
+                      "creating the dataspace of '" + path + "'");
+  Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
+  for (const auto& s : segments)
+    check(H5Pset_external(dcpl.get(), s.file.c_str(), static_cast<off_t>(s.offset), static_cast<hsize_t>(s.size)),
+          "adding external storage to '" + path + "'");
+  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype), space.get(), H5P_DEFAULT, dcpl.get(),
+                              H5P_DEFAULT),
+                   H5Dclose, "creating dataset '" + path + "' in file '" + f.name + "'");
+}
+
+void create_soft_link(engine::FileHandle& fh, const std::string& path, const std::string& target) {
+  auto& f = static_cast<Hdf5File&>(fh);
+  check(H5Lcreate_soft(target.c_str(), f.file.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+        "creating link '" + path + "' in file '" + f.name + "'");
+}
+
 }  // namespace h5loom::hdf5
 
 namespace h5loom::engine {

@@ -1,0 +1,103 @@
+// The on-disk format of the log engine, version 1. docs/formats/log.md is the
+// specification; this header is its code. All integers are little-endian.
+//
+//   <name>                 an HDF5 "front" file: the tree, attributes, and the
+//                          datasets whose data can be mapped onto the log with
+//                          HDF5 external storage (rewritten at every close)
+//   <name>.loom/log        header, then data blocks and index records, appended
+//   <name>.loom/commits    header, then one 64-byte commit record per epoch
+//
+// An epoch ends at each flush: the data blocks written since the last epoch,
+// then one index record (metadata operations + block entries), then - after
+// both are on disk - its commit record. Whatever lies after the last valid
+// commit record is a torn tail and is ignored.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "h5loom/types.hpp"
+
+namespace h5loom::logfmt {
+
+constexpr uint32_t kVersion = 1;
+constexpr char kLogMagic[8] = {'H', '5', 'L', 'O', 'O', 'M', 'L', 'G'};
+constexpr char kCommitsMagic[8] = {'H', '5', 'L', 'O', 'O', 'M', 'C', 'M'};
+constexpr char kIndexMagic[4] = {'L', 'I', 'D', 'X'};
+constexpr char kCommitMagic[4] = {'L', 'C', 'M', 'T'};
+constexpr uint64_t kLogHeaderSize = 4096;  // data starts page-aligned
+constexpr uint64_t kCommitsHeaderSize = 64;
+constexpr uint64_t kCommitRecordSize = 64;
+constexpr uint64_t kIndexHeaderSize = 48;
+
+std::string directory_of(const std::string& front);  // "<front>.loom"
+std::string log_path(const std::string& front);      // "<front>.loom/log"
+std::string commits_path(const std::string& front);  // "<front>.loom/commits"
+
+// CRC32C (Castagnoli; iSCSI): initial value ~0, final xor ~0, as in RFC 3720.
+uint32_t crc32c(const void* data, std::size_t n, uint32_t crc = 0);
+
+// Little-endian byte buffer helpers.
+struct Writer {
+  std::vector<unsigned char> bytes;
+  void raw(const void* p, std::size_t n) {
+    auto* c = static_cast<const unsigned char*>(p);
+    bytes.insert(bytes.end(), c, c + n);
+  }
+  void u8(uint8_t v) { bytes.push_back(v); }
+  void u16(uint16_t v) { for (int i = 0; i < 2; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
+  void u32(uint32_t v) { for (int i = 0; i < 4; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
+  void u64(uint64_t v) { for (int i = 0; i < 8; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
+};
+
+struct Reader {
+  const unsigned char* p;
+  std::size_t n, at = 0;
+  std::string what;  // for errors
+  void need(std::size_t k) const;
+  void raw(void* out, std::size_t k) { need(k); std::memcpy(out, p + at, k); at += k; }
+  uint8_t u8() { need(1); return p[at++]; }
+  uint16_t u16() { need(2); uint16_t v = uint16_t(p[at] | (p[at + 1] << 8)); at += 2; return v; }
+  uint32_t u32() { need(4); uint32_t v = 0; for (int i = 0; i < 4; ++i) v |= uint32_t(p[at + i]) << (8 * i); at += 4; return v; }
+  uint64_t u64() { need(8); uint64_t v = 0; for (int i = 0; i < 8; ++i) v |= uint64_t(p[at + i]) << (8 * i); at += 8; return v; }
+};
+
+// The log file's first 4096 bytes (the rest of the page is zero).
+struct LogHeader {
+  uint32_t version = kVersion;
+  uint64_t checksum_unit = 0;  // data blocks carry one CRC32C per this many bytes
+  unsigned char file_id[16] = {};
+  std::vector<unsigned char> encode() const;
+  static LogHeader decode(const unsigned char* p, std::size_t n, const std::string& where);
+};
+
+// One commit record: epoch `epoch` is complete; its index record is at
+// [index_offset, +index_size) of the log with CRC32C index_crc, and the log's
+// valid length is log_end.
+struct CommitRecord {
+  uint64_t epoch = 0;
+  uint64_t index_offset = 0, index_size = 0;
+  uint32_t index_crc = 0;
+  uint64_t log_end = 0;
+  uint64_t unix_time_ns = 0;
+  std::vector<unsigned char> encode() const;
+  // False if the bytes are not a valid record (a torn or never-written tail).
+  static bool decode(const unsigned char* p, CommitRecord& out);
+};
+
+// One data block: the elements of a box of a dataset, row-major, at
+// [offset, offset + nbytes) of the log, with one CRC32C per checksum unit.
+struct BlockEntry {
+  uint32_t dataset = 0;  // dataset id: creation order, from 0
+  uint32_t epoch = 0, rank = 0;
+  uint64_t counter = 0;  // per-rank write order; (epoch, rank, counter) orders overlapping writes
+  uint64_t offset = 0, nbytes = 0;
+  Dims start, count;
+  std::vector<uint32_t> unit_crcs;
+  void encode(Writer& w) const;
+  static BlockEntry decode(Reader& r);
+};
+
+}  // namespace h5loom::logfmt

@@ -1,0 +1,777 @@
+// The log-structured engine. Writes are appended, never placed: each rank
+// coalesces its writes in memory, aggregators append them to the log in large
+// sequential writes, and each flush ends an epoch with an index record and a
+// commit record. Reads find the blocks of a selection through a sorted index.
+// Format: docs/formats/log.md (engines/log/format.hpp); knobs: docs/engines/log.md.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "engine/registry.hpp"
+#include "engines/hdf5/chunking.hpp"
+#include "engines/log/boxes.hpp"
+#include "engines/log/format.hpp"
+#include "engines/log/log_internal.hpp"
+
+namespace h5loom::logengine {
+
+using engine::FileHandle;
+using engine::Json;
+using engine::OpenMode;
+using engine::WriteRequest;
+using namespace logfmt;
+
+constexpr uint64_t MiB = 1024 * 1024;
+
+// ---- POSIX helpers -----------------------------------------------------------------
+
+[[noreturn]] void posix_fail(const std::string& what) {
+  throw IOError(what + ": " + std::strerror(errno));
+}
+
+void pwrite_all(int fd, const void* data, uint64_t n, uint64_t offset, const std::string& what) {
+  auto* p = static_cast<const unsigned char*>(data);
+  while (n > 0) {
+    ssize_t k = ::pwrite(fd, p, std::min<uint64_t>(n, 1ull << 30), static_cast<off_t>(offset));
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      posix_fail(what);
+    }
+    p += k, n -= uint64_t(k), offset += uint64_t(k);
+  }
+}
+
+// Reads exactly n bytes; a short file is corruption (a commit promised these bytes).
+void pread_all(int fd, void* data, uint64_t n, uint64_t offset, const std::string& what) {
+  auto* p = static_cast<unsigned char*>(data);
+  while (n > 0) {
+    ssize_t k = ::pread(fd, p, std::min<uint64_t>(n, 1ull << 30), static_cast<off_t>(offset));
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      posix_fail(what);
+    }
+    if (k == 0) throw CorruptionError(what + ": the file ends early (truncated?)");
+    p += k, n -= uint64_t(k), offset += uint64_t(k);
+  }
+}
+
+uint64_t file_size_of(int fd, const std::string& what) {
+  struct stat sb;
+  if (::fstat(fd, &sb) != 0) posix_fail(what);
+  return uint64_t(sb.st_size);
+}
+
+[[noreturn]] void throw_code(int code, const std::string& msg) {
+  switch (static_cast<ErrorCode>(code)) {
+    case ErrorCode::NotFound: throw NotFoundError(msg);
+    case ErrorCode::Exists: throw ExistsError(msg);
+    case ErrorCode::Selection: throw SelectionError(msg);
+    case ErrorCode::Datatype: throw DatatypeError(msg);
+    case ErrorCode::ReadOnly: throw ReadOnlyError(msg);
+    case ErrorCode::Config: throw ConfigError(msg);
+    case ErrorCode::Usage: throw UsageError(msg);
+    case ErrorCode::IO: throw IOError(msg);
+    case ErrorCode::Corruption: throw CorruptionError(msg);
+    default: throw Error(static_cast<ErrorCode>(code), msg);
+  }
+}
+
+// Runs fn on rank 0 only; its error (if any) is raised on every rank.
+template <class Fn>
+void on_root(MPI_Comm comm, int rank, Fn&& fn) {
+  int code = 0;
+  std::string msg;
+  if (rank == 0) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      code = int(e.code()), msg = e.what();
+    } catch (const std::exception& e) {
+      code = int(ErrorCode::Generic), msg = e.what();
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+  if (code == 0) return;
+  int n = int(msg.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+  msg.resize(std::size_t(n));
+  MPI_Bcast(msg.data(), n, MPI_CHAR, 0, comm);
+  throw_code(code, msg);
+}
+
+void bcast_bytes(MPI_Comm comm, std::vector<unsigned char>& bytes) {
+  uint64_t n = bytes.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm);
+  bytes.resize(n);
+  for (uint64_t at = 0; at < n; at += (1u << 30))
+    MPI_Bcast(bytes.data() + at, int(std::min<uint64_t>(n - at, 1u << 30)), MPI_BYTE, 0, comm);
+}
+
+// ---- metadata operations (the tree), as JSON, stored as CBOR in index records -------
+
+Json attribute_to_json(const AttributeValue& v) {
+  using K = AttributeValue::Kind;
+  switch (v.kind()) {
+    case K::String: return {{"kind", "string"}, {"text", v.as_string()}};
+    case K::StringArray: return {{"kind", "strings"}, {"strings", v.as_strings()}};
+    default: {
+      auto* p = static_cast<const unsigned char*>(v.data());
+      std::vector<std::uint8_t> bytes(p, p + v.size() * datatype_size(v.dtype()));
+      return {{"kind", v.kind() == K::Scalar ? "scalar" : "array"},
+              {"dtype", datatype_name(v.dtype())},
+              {"data", Json::binary(std::move(bytes))}};
+    }
+  }
+}
+
+AttributeValue attribute_from_json(const Json& j) {
+  std::string kind = j.at("kind");
+  if (kind == "string") return AttributeValue(j.at("text").get<std::string>());
+  if (kind == "strings") return AttributeValue(j.at("strings").get<std::vector<std::string>>());
+  Datatype dt = datatype_from_name(j.at("dtype").get<std::string>());
+  const auto& bytes = j.at("data").get_binary();
+  return AttributeValue::from_raw(kind == "scalar" ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array, dt,
+                                  bytes.size() / datatype_size(dt), bytes.data());
+}
+
+struct Settings {
+  uint64_t buffer_size = 256 * MiB;  // per rank; reaching it writes the buffers out
+  std::string aggregators = "node";  // "node", "all", or a count
+  int aggregator_count = 0;          // when a count was given
+  bool sync = true;                  // fdatasync before each commit record
+  uint64_t checksum_unit = 64 * 1024;
+  bool front_file = true;
+  uint64_t max_external_segments = 2000;
+};
+
+// ---- applying metadata operations (at run time and at replay) -----------------------
+
+void apply_op(LogFile& f, const Json& op) {
+  const std::string kind = op.at("op");
+  auto parent_of = [](const std::string& p) {
+    auto slash = p.rfind('/');
+    return slash == 0 ? std::string("/") : p.substr(0, slash);
+  };
+  auto name_of = [](const std::string& p) { return p.substr(p.rfind('/') + 1); };
+  if (kind == "group" && op.at("path") == "/") {
+    f.tree["/"].kind = ObjectKind::Group;
+  } else if (kind == "group" || kind == "dataset") {
+    std::string p = op.at("path");
+    Node n;
+    n.kind = kind == "group" ? ObjectKind::Group : ObjectKind::Dataset;
+    if (kind == "dataset") {
+      DatasetInfo info;
+      info.dtype = datatype_from_name(op.at("dtype").get<std::string>());
+      info.shape = op.at("shape").get<Dims>();
+      info.max_shape = op.at("max_shape").get<Dims>();
+      info.layout = op.at("layout") == "chunked" ? Layout::Chunked : Layout::Contiguous;
+      info.chunks = op.at("chunks").get<Dims>();
+      n.dataset = int(f.datasets.size());
+      f.datasets.push_back(info);
+      f.dataset_paths.push_back(p);
+      DatasetIndex di;
+      di.max_count.assign(info.shape.size(), 0);
+      f.index.push_back(std::move(di));
+    }
+    f.tree[p] = std::move(n);
+    f.tree[parent_of(p)].children.insert(name_of(p));
+  } else if (kind == "extend") {
+    auto& n = f.tree.at(op.at("path").get<std::string>());
+    f.datasets.at(std::size_t(n.dataset)).shape = op.at("shape").get<Dims>();
+  } else if (kind == "attr") {
+    f.tree.at(op.at("object").get<std::string>()).attrs[op.at("name").get<std::string>()] =
+        attribute_from_json(op.at("value"));
+  } else {
+    throw CorruptionError(f.where() + ": unknown metadata operation '" + kind + "'");
+  }
+}
+
+void record(LogFile& f, Json op) {
+  apply_op(f, op);
+  ++f.meta_ops;
+  if (f.rank == 0) f.pending_meta.push_back(std::move(op));
+}
+
+void add_entry(LogFile& f, BlockEntry e) {
+  if (e.dataset >= f.index.size())
+    throw CorruptionError(f.where() + ": a block refers to dataset id " + std::to_string(e.dataset) +
+                          ", which does not exist");
+  auto& di = f.index[e.dataset];
+  if (e.start.size() != di.max_count.size())
+    throw CorruptionError(f.where() + ": a block of dataset '" + f.dataset_paths[e.dataset] + "' has " +
+                          std::to_string(e.start.size()) + " dimensions");
+  for (std::size_t d = 0; d < e.count.size(); ++d) di.max_count[d] = std::max(di.max_count[d], e.count[d]);
+  di.entries.push_back(std::move(e));
+  di.dirty = true;
+}
+
+// Applies one index record (metadata first, then blocks). Throws CorruptionError.
+void replay_index_record(LogFile& f, const unsigned char* p, std::size_t n, uint64_t expected_epoch) {
+  std::string what = f.where() + ": index record of epoch " + std::to_string(expected_epoch);
+  if (n < kIndexHeaderSize || std::memcmp(p, kIndexMagic, 4) != 0) throw CorruptionError(what + " is damaged");
+  Reader r{p, n, 4, what};
+  r.u32();  // version
+  uint64_t epoch = r.u64(), meta_size = r.u64(), entries_size = r.u64(), entry_count = r.u64();
+  if (epoch != expected_epoch || kIndexHeaderSize + meta_size + entries_size != n)
+    throw CorruptionError(what + " has inconsistent sizes");
+  try {
+    Json ops = Json::from_cbor(p + kIndexHeaderSize, p + kIndexHeaderSize + meta_size);
+    for (const auto& op : ops) apply_op(f, op);
+  } catch (const Json::exception& e) {
+    throw CorruptionError(what + ": unreadable metadata (" + e.what() + ")");
+  }
+  Reader er{p + kIndexHeaderSize + meta_size, entries_size, 0, what};
+  for (uint64_t i = 0; i < entry_count; ++i) add_entry(f, BlockEntry::decode(er));
+}
+
+// ---- the engine ------------------------------------------------------------------
+
+class LogEngine final : public engine::Engine {
+ public:
+  explicit LogEngine(Settings s) : settings_(std::move(s)) {}
+
+  std::string name() const override { return "log"; }
+  std::vector<std::string> conformance_groups() const override {
+    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors", "series"};
+  }
+  std::vector<std::string> files(const std::string& path) const override {
+    return {path, log_path(path), commits_path(path)};
+  }
+
+  std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) override {
+    auto f = std::make_unique<LogFile>();
+    f->path = path;
+    f->mode = mode;
+    f->comm = comm;
+    MPI_Comm_rank(comm, &f->rank);
+    MPI_Comm_size(comm, &f->size);
+    bool creating = mode == OpenMode::Create || mode == OpenMode::CreateExclusive;
+    if (creating) {
+      f->header.checksum_unit = settings_.checksum_unit;
+      std::random_device rd;
+      for (auto& b : f->header.file_id) b = static_cast<unsigned char>(rd());
+      on_root(comm, f->rank, [&] { create_files(*f); });
+    }
+    std::vector<unsigned char> replay;  // rank 0 reads the log's index; everyone replays it
+    on_root(comm, f->rank, [&] {
+      if (!creating) replay = read_committed(*f);
+    });
+    if (!creating) {
+      bcast_bytes(comm, replay);
+      Reader r{replay.data(), replay.size(), 0, f->where()};
+      r.raw(f->header.file_id, 16);
+      f->header.checksum_unit = r.u64();
+      f->log_end = r.u64(), f->epoch = r.u64(), f->commits_end = r.u64(), f->torn_bytes = r.u64();
+      while (r.at < r.n) {
+        uint64_t epoch = r.u64(), n = r.u64();
+        r.need(n);
+        replay_index_record(*f, r.p + r.at, n, epoch);
+        r.at += n;
+      }
+    }
+    int flags = f->writable() ? O_RDWR : O_RDONLY;
+    f->log_fd = ::open(log_path(path).c_str(), flags | O_CLOEXEC);
+    int ok = f->log_fd >= 0, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+      if (f->log_fd >= 0) ::close(f->log_fd);
+      throw IOError("cannot open the log of '" + path + "' on every rank (" + log_path(path) + ")");
+    }
+    if (f->rank == 0 && f->writable()) {
+      f->commits_fd = ::open(commits_path(path).c_str(), O_RDWR | O_CLOEXEC);
+      if (f->commits_fd < 0) posix_fail("opening " + commits_path(path));
+      // A torn commit record at the end is cut off, so the next one follows the last valid one.
+      if (::ftruncate(f->commits_fd, static_cast<off_t>(f->commits_end)) != 0)
+        posix_fail("trimming " + commits_path(path));
+    }
+    if (f->writable()) setup_aggregation(*f);
+    if (creating) record(*f, Json{{"op", "group"}, {"path", "/"}});  // the first epoch records the root
+    f->tree["/"].kind = ObjectKind::Group;  // also in a file that crashed before its first commit
+    return f;
+  }
+
+  void flush(FileHandle& fh) override { commit(cast(fh)); }
+
+  void close(FileHandle& fh) override {
+    auto& f = cast(fh);
+    if (f.writable()) {
+      commit(f);
+      if (settings_.front_file)
+        on_root(f.comm, f.rank, [&] { write_front_file(f, settings_.max_external_segments); });
+    }
+    if (f.log_fd >= 0) ::close(f.log_fd), f.log_fd = -1;
+    if (f.commits_fd >= 0) ::close(f.commits_fd), f.commits_fd = -1;
+    if (f.agg_comm != MPI_COMM_NULL) MPI_Comm_free(&f.agg_comm);
+  }
+
+  std::string describe(FileHandle& fh) override {
+    auto& f = cast(fh);
+    std::size_t blocks = 0;
+    for (const auto& di : f.index) blocks += di.entries.size();
+    std::ostringstream o;
+    o << "engine log (log-structured), format version " << kVersion << "\n"
+      << "  log: " << log_path(f.path) << ", " << f.log_end << " bytes valid in " << f.epoch << " epochs, "
+      << blocks << " blocks in " << f.datasets.size() << " datasets\n"
+      << "  checksums: CRC32C per " << f.header.checksum_unit << " bytes of data, per block entry and per index\n";
+    if (f.torn_bytes) o << "  torn tail: " << f.torn_bytes << " bytes after the last commit (ignored)\n";
+    if (f.writable())
+      o << "  writing: buffer " << settings_.buffer_size << " bytes per rank, " << f.aggregators
+        << " aggregator(s), sync " << (settings_.sync ? "on" : "off") << "\n";
+    return o.str();
+  }
+
+  // ---- tree ----
+  ObjectKind kind(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    auto it = f.tree.find(path);
+    return it == f.tree.end() ? ObjectKind::None : it->second.kind;
+  }
+  void create_group(FileHandle& fh, const std::string& path) override {
+    auto& f = writable(fh, "create group '" + path + "'");
+    record(f, Json{{"op", "group"}, {"path", path}});
+  }
+  std::vector<std::string> list(FileHandle& fh, const std::string& group) override {
+    const auto& c = cast(fh).tree.at(group).children;
+    return {c.begin(), c.end()};
+  }
+
+  // ---- datasets ----
+  void create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) override {
+    auto& f = writable(fh, "create dataset '" + path + "'");
+    Dims max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
+    bool extendable = max_shape != spec.shape;
+    bool chunked = spec.layout_auto ? extendable : spec.layout == Layout::Chunked;
+    for (uint64_t m : max_shape)
+      if (m == 0) chunked = false;
+    Dims chunks;
+    if (chunked) {
+      // The log has no chunks; they are kept for conversion to native HDF5.
+      chunks = spec.chunks.empty() ? hdf5::auto_chunk_dims(spec.shape, max_shape, datatype_size(spec.dtype), MiB)
+                                   : spec.chunks;
+      for (std::size_t d = 0; d < chunks.size(); ++d)
+        if (max_shape[d] != kUnlimited && chunks[d] > max_shape[d])
+          throw SelectionError("cannot create dataset '" + path + "': chunks " + dims_to_string(chunks) +
+                               " exceed max_shape " + dims_to_string(max_shape) + " in dimension " +
+                               std::to_string(d));
+    }
+    record(f, Json{{"op", "dataset"},
+                   {"path", path},
+                   {"dtype", datatype_name(spec.dtype)},
+                   {"shape", spec.shape},
+                   {"max_shape", max_shape},
+                   {"layout", chunked ? "chunked" : "contiguous"},
+                   {"chunks", chunks}});
+  }
+  DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    return f.datasets.at(std::size_t(f.tree.at(path).dataset));
+  }
+  void extend(FileHandle& fh, const std::string& path, const Dims& new_shape) override {
+    auto& f = writable(fh, "extend dataset '" + path + "'");
+    record(f, Json{{"op", "extend"}, {"path", path}, {"shape", new_shape}});
+  }
+
+  // ---- data ----
+  void write(FileHandle& fh, const std::vector<WriteRequest>& requests) override {
+    auto& f = cast(fh);
+    if (!f.writable()) {
+      if (requests.empty()) return;  // a flush point of a read-only file
+      throw ReadOnlyError("cannot write to '" + requests[0].dataset + "': " + f.where() + " is open read-only");
+    }
+    for (const auto& req : requests) buffer_write(f, req);
+    // Collective: the buffers go out when any rank's buffer is full.
+    uint64_t mine = f.buffer.size(), most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, f.comm);
+    if (most >= settings_.buffer_size) spill(f);
+  }
+
+  void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype, void* out) override {
+    auto& f = cast(fh);
+    commit(f);  // a read sees every write before it (collective, like the read)
+    read_selection(f, path, sel, out);
+  }
+
+  // ---- attributes ----
+  bool has_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
+    return cast(fh).tree.at(object).attrs.count(name) > 0;
+  }
+  void write_attribute(FileHandle& fh, const std::string& object, const std::string& name,
+                       const AttributeValue& value) override {
+    auto& f = writable(fh, "write attribute '" + name + "' on '" + object + "'");
+    record(f, Json{{"op", "attr"}, {"object", object}, {"name", name}, {"value", attribute_to_json(value)}});
+  }
+  AttributeValue read_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
+    return cast(fh).tree.at(object).attrs.at(name);
+  }
+  std::vector<std::string> list_attributes(FileHandle& fh, const std::string& object) override {
+    std::vector<std::string> out;
+    for (const auto& [name, _] : cast(fh).tree.at(object).attrs) out.push_back(name);
+    return out;
+  }
+
+ private:
+  static LogFile& cast(FileHandle& fh) { return static_cast<LogFile&>(fh); }
+  static LogFile& writable(FileHandle& fh, const std::string& what) {
+    auto& f = cast(fh);
+    if (!f.writable()) throw ReadOnlyError("cannot " + what + ": " + f.where() + " is open read-only");
+    return f;
+  }
+
+  // ---- files ----
+
+  void create_files(LogFile& f) {
+    namespace fs = std::filesystem;
+    const std::string dir = directory_of(f.path);
+    std::error_code ec;
+    if (f.mode == OpenMode::CreateExclusive && (fs::exists(f.path, ec) || fs::exists(dir, ec)))
+      throw ExistsError("cannot create file '" + f.path + "': it already exists (use create() to overwrite)");
+    fs::create_directories(dir, ec);
+    if (ec) throw IOError("cannot create directory '" + dir + "': " + ec.message());
+    auto make = [&](const std::string& p, const std::vector<unsigned char>& header) {
+      int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) posix_fail("cannot create '" + p + "'");
+      pwrite_all(fd, header.data(), header.size(), 0, "writing the header of '" + p + "'");
+      if (settings_.sync) ::fdatasync(fd);
+      ::close(fd);
+    };
+    make(log_path(f.path), f.header.encode());
+    Writer ch;
+    ch.raw(kCommitsMagic, 8);
+    ch.u32(kVersion);
+    ch.raw(f.header.file_id, 16);
+    ch.u32(crc32c(ch.bytes.data(), ch.bytes.size()));
+    ch.bytes.resize(kCommitsHeaderSize, 0);
+    make(commits_path(f.path), ch.bytes);
+    // A marker front file right away: the file is recognised as a log file even
+    // if the program never reaches close (the full front file is written then).
+    write_marker_front_file(f.path);
+  }
+
+  // Rank 0: validates the commit journal and reads every committed index
+  // record. Returns the replay blob: file id, checksum unit, log_end, epoch,
+  // commits_end, torn bytes, then (epoch, size, bytes) per index record.
+  std::vector<unsigned char> read_committed(LogFile& f) {
+    LogState st = scan_log(f.path);
+    Writer w;
+    w.raw(st.header.file_id, 16);
+    w.u64(st.header.checksum_unit);
+    w.u64(st.log_end);
+    w.u64(st.commits.size());
+    w.u64(kCommitsHeaderSize + st.commits.size() * kCommitRecordSize);
+    w.u64(st.torn_log_bytes);
+    for (std::size_t i = 0; i < st.commits.size(); ++i) {
+      w.u64(st.commits[i].epoch);
+      w.u64(st.index_records[i].size());
+      w.raw(st.index_records[i].data(), st.index_records[i].size());
+    }
+    return std::move(w.bytes);
+  }
+
+  void setup_aggregation(LogFile& f) {
+    // Ranks are grouped; the first rank of each group (its aggregator) writes the
+    // group's data. "node": one group per shared-memory node.
+    int color = 0;
+    if (settings_.aggregators == "node") {
+      MPI_Comm node;
+      MPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &node);
+      int node_leader_world = f.rank;
+      MPI_Bcast(&node_leader_world, 1, MPI_INT, 0, node);
+      MPI_Comm_free(&node);
+      color = node_leader_world;
+    } else {
+      int m = settings_.aggregators == "all" ? f.size : std::clamp(settings_.aggregator_count, 1, f.size);
+      // Contiguous groups of ranks, as even as possible.
+      color = int((int64_t(f.rank) * m) / f.size);
+    }
+    MPI_Comm_split(f.comm, color, f.rank, &f.agg_comm);
+    MPI_Comm_rank(f.agg_comm, &f.agg_rank);
+    MPI_Comm_size(f.agg_comm, &f.agg_size);
+    int leader = f.agg_rank == 0 ? 1 : 0;
+    MPI_Allreduce(&leader, &f.aggregators, 1, MPI_INT, MPI_SUM, f.comm);
+  }
+
+  // ---- writing ----
+
+  // Copies one request into the buffer, one block per box of its selection.
+  void buffer_write(LogFile& f, const WriteRequest& req) {
+    auto& node = f.tree.at(req.dataset);
+    const DatasetInfo& info = f.datasets.at(std::size_t(node.dataset));
+    const std::size_t es = datatype_size(info.dtype);
+    Dims dense = req.selection.selected_shape(info.shape);
+    for (const auto& box : selection_boxes(req.selection, info.shape)) {
+      BlockEntry e;
+      e.dataset = uint32_t(node.dataset);
+      e.rank = uint32_t(f.rank);
+      e.counter = f.counter++;
+      e.start = box.start;
+      e.count = box.count;
+      e.nbytes = product(box.count) * es;
+      e.offset = f.buffer.size();  // within the buffer until written
+      f.buffer.resize(f.buffer.size() + e.nbytes);
+      unsigned char* dst = f.buffer.data() + e.offset;
+      auto* src = static_cast<const unsigned char*>(req.data);
+      if (box.count == dense) std::memcpy(dst, src, e.nbytes);
+      else copy_subbox(src, dense, box.dense_start, dst, box.count, Dims(box.count.size(), 0), box.count, es);
+      f.buffered.push_back(std::move(e));
+    }
+  }
+
+  // Collective: every rank's buffer goes to the log through the aggregators.
+  void spill(LogFile& f) {
+    uint64_t mine = f.buffer.size();
+    // Where each rank's bytes land: the group's region follows the groups before
+    // it; within the group, ranks follow each other in order.
+    uint64_t in_group = 0, group_total = 0, group_base = 0, total = 0;
+    MPI_Exscan(&mine, &in_group, 1, MPI_UINT64_T, MPI_SUM, f.agg_comm);
+    if (f.agg_rank == 0) in_group = 0;
+    MPI_Allreduce(&mine, &group_total, 1, MPI_UINT64_T, MPI_SUM, f.agg_comm);
+    uint64_t contribution = f.agg_rank == 0 ? group_total : 0;
+    MPI_Exscan(&contribution, &group_base, 1, MPI_UINT64_T, MPI_SUM, f.comm);
+    if (f.rank == 0) group_base = 0;
+    MPI_Bcast(&group_base, 1, MPI_UINT64_T, 0, f.agg_comm);
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, f.comm);
+    if (total == 0) return;
+    const uint64_t my_offset = f.log_end + group_base + in_group;
+    const uint64_t next_epoch = f.epoch + 1;
+
+    // Checksums are computed by the rank that owns the data.
+    const uint64_t unit = f.header.checksum_unit;
+    for (auto& e : f.buffered) {
+      e.epoch = uint32_t(next_epoch);
+      const unsigned char* p = f.buffer.data() + e.offset;
+      e.unit_crcs.clear();
+      for (uint64_t at = 0; at < e.nbytes; at += unit) e.unit_crcs.push_back(crc32c(p + at, std::min(unit, e.nbytes - at)));
+      e.offset += my_offset;
+    }
+
+    std::string what = "writing to the log of '" + f.path + "'";
+    if (f.agg_size == 1) {
+      if (mine) pwrite_all(f.log_fd, f.buffer.data(), mine, my_offset, what);
+    } else {
+      std::vector<uint64_t> sizes(std::size_t(f.agg_size));
+      MPI_Gather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, f.agg_comm);
+      constexpr uint64_t piece = 256 * MiB;  // message size (MPI counts are int)
+      if (f.agg_rank == 0) {
+        if (mine) pwrite_all(f.log_fd, f.buffer.data(), mine, my_offset, what);
+        uint64_t at = my_offset + mine;
+        std::vector<unsigned char> tmp;
+        for (int r = 1; r < f.agg_size; ++r) {
+          for (uint64_t done = 0; done < sizes[std::size_t(r)]; done += piece) {
+            uint64_t n = std::min(piece, sizes[std::size_t(r)] - done);
+            tmp.resize(n);
+            MPI_Recv(tmp.data(), int(n), MPI_BYTE, r, 77, f.agg_comm, MPI_STATUS_IGNORE);
+            pwrite_all(f.log_fd, tmp.data(), n, at, what);
+            at += n;
+          }
+        }
+      } else {
+        for (uint64_t done = 0; done < mine; done += piece)
+          MPI_Send(f.buffer.data() + done, int(std::min(piece, mine - done)), MPI_BYTE, 0, 77, f.agg_comm);
+      }
+    }
+    f.log_end += total;
+    for (auto& e : f.buffered) f.written.push_back(std::move(e));
+    f.buffered.clear();
+    f.buffer.clear();
+    if (f.buffer.capacity() > settings_.buffer_size * 2) f.buffer.shrink_to_fit();
+  }
+
+  // Collective: ends the epoch if anything happened in it. After it returns the
+  // epoch is on disk with its commit record, and every rank's index has it.
+  void commit(LogFile& f) {
+    if (!f.writable()) return;
+    spill(f);
+    Writer mine;
+    for (const auto& e : f.written) e.encode(mine);
+    uint64_t local[2] = {f.written.size(), mine.bytes.size()}, global[2] = {0, 0};
+    MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, f.comm);
+    if (global[0] == 0 && f.meta_ops == 0) return;
+    if (settings_.sync && f.agg_rank == 0 && global[0] > 0) ::fdatasync(f.log_fd);
+
+    // Everyone gets every rank's entries (reads may touch any block).
+    std::vector<int> counts(std::size_t(f.size)), displs(std::size_t(f.size));
+    int n = int(mine.bytes.size());
+    MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, f.comm);
+    uint64_t sum = 0;
+    for (int r = 0; r < f.size; ++r) displs[std::size_t(r)] = int(sum), sum += uint64_t(counts[std::size_t(r)]);
+    if (sum > uint64_t(INT32_MAX)) throw IOError(f.where() + ": the index of one epoch exceeds 2 GiB; flush more often");
+    std::vector<unsigned char> all(sum);
+    MPI_Allgatherv(mine.bytes.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, f.comm);
+    const uint64_t epoch = f.epoch + 1;
+    Reader r{all.data(), all.size(), 0, f.where()};
+    for (uint64_t i = 0; i < global[0]; ++i) add_entry(f, BlockEntry::decode(r));
+    f.written.clear();
+
+    uint64_t new_end = 0;
+    on_root(f.comm, f.rank, [&] {
+      std::vector<std::uint8_t> meta = Json::to_cbor(f.pending_meta);
+      Writer rec;
+      rec.raw(kIndexMagic, 4);
+      rec.u32(kVersion);
+      rec.u64(epoch);
+      rec.u64(meta.size());
+      rec.u64(all.size());
+      rec.u64(global[0]);
+      rec.u64(0);
+      rec.raw(meta.data(), meta.size());
+      rec.raw(all.data(), all.size());
+      CommitRecord c;
+      c.epoch = epoch;
+      c.index_offset = f.log_end;
+      c.index_size = rec.bytes.size();
+      c.index_crc = crc32c(rec.bytes.data(), rec.bytes.size());
+      c.log_end = f.log_end + rec.bytes.size();
+      c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count());
+      pwrite_all(f.log_fd, rec.bytes.data(), rec.bytes.size(), c.index_offset, "writing an index record to " + f.where());
+      if (settings_.sync) ::fdatasync(f.log_fd);
+      // The commit record goes last: until it is on disk, the epoch does not exist.
+      auto bytes = c.encode();
+      pwrite_all(f.commits_fd, bytes.data(), bytes.size(), f.commits_end, "writing a commit record of " + f.where());
+      if (settings_.sync) ::fdatasync(f.commits_fd);
+      new_end = c.log_end;
+    });
+    MPI_Bcast(&new_end, 1, MPI_UINT64_T, 0, f.comm);
+    f.log_end = new_end;
+    f.epoch = epoch;
+    f.commits_end += kCommitRecordSize;
+    f.pending_meta = Json::array();
+    f.meta_ops = 0;
+  }
+
+  // ---- reading ----
+
+  static void sort_index(DatasetIndex& di) {
+    if (!di.dirty) return;
+    std::sort(di.entries.begin(), di.entries.end(),
+              [](const BlockEntry& a, const BlockEntry& b) { return a.start < b.start; });
+    di.dirty = false;
+  }
+
+  // Collects the entries whose box meets [qs, qs+qc): a range search on the
+  // lexicographically sorted starts, one dimension at a time.
+  static void search(const DatasetIndex& di, std::size_t lo, std::size_t hi, std::size_t d, const Dims& qs,
+                     const Dims& qc, std::vector<const BlockEntry*>& out) {
+    const std::size_t nd = qs.size();
+    const uint64_t from = qs[d] + 1 > di.max_count[d] ? qs[d] + 1 - di.max_count[d] : 0;  // start > qs - maxc
+    const uint64_t to = qs[d] + qc[d];                                                      // start < qs + qc
+    auto first = std::partition_point(di.entries.begin() + long(lo), di.entries.begin() + long(hi),
+                                      [&](const BlockEntry& e) { return e.start[d] < from; });
+    auto last = std::partition_point(first, di.entries.begin() + long(hi),
+                                     [&](const BlockEntry& e) { return e.start[d] < to; });
+    if (d + 1 == nd) {
+      Dims s, c;
+      for (auto it = first; it != last; ++it)
+        if (intersect(it->start, it->count, qs, qc, s, c)) out.push_back(&*it);
+      return;
+    }
+    for (auto it = first; it != last;) {
+      auto group_end = std::partition_point(it, last, [&](const BlockEntry& e) { return e.start[d] == it->start[d]; });
+      search(di, std::size_t(it - di.entries.begin()), std::size_t(group_end - di.entries.begin()), d + 1, qs, qc, out);
+      it = group_end;
+    }
+  }
+
+  void read_selection(LogFile& f, const std::string& path, const Selection& sel, void* out) {
+    const int id = f.tree.at(path).dataset;
+    const DatasetInfo& info = f.datasets.at(std::size_t(id));
+    DatasetIndex& di = f.index.at(std::size_t(id));
+    const std::size_t es = datatype_size(info.dtype);
+    const Dims dense = sel.selected_shape(info.shape);
+    auto* dst = static_cast<unsigned char*>(out);
+    std::memset(dst, 0, product(dense) * es);  // never-written elements read as 0, as in HDF5
+    if (di.entries.empty()) return;
+    sort_index(di);
+
+    struct Hit {
+      const BlockEntry* entry;
+      const PlacedBox* box;
+    };
+    auto boxes = selection_boxes(sel, info.shape);
+    std::vector<Hit> hits;
+    std::vector<const BlockEntry*> found;
+    for (const auto& b : boxes) {
+      found.clear();
+      search(di, 0, di.entries.size(), 0, b.start, b.count, found);
+      for (const auto* e : found) hits.push_back({e, &b});
+    }
+    // Older writes first, so that later ones overwrite them.
+    std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+      return std::tie(a.entry->epoch, a.entry->rank, a.entry->counter) <
+             std::tie(b.entry->epoch, b.entry->rank, b.entry->counter);
+    });
+    const uint64_t unit = f.header.checksum_unit;
+    std::vector<unsigned char> buf;
+    Dims s, c;
+    for (const auto& h : hits) {
+      const BlockEntry& e = *h.entry;
+      intersect(e.start, e.count, h.box->start, h.box->count, s, c);
+      Dims in_entry(s.size()), last(s.size()), in_dense(s.size());
+      for (std::size_t d = 0; d < s.size(); ++d) {
+        in_entry[d] = s[d] - e.start[d];
+        last[d] = in_entry[d] + c[d] - 1;
+        in_dense[d] = h.box->dense_start[d] + (s[d] - h.box->start[d]);
+      }
+      // Read the checksum units that cover the bytes needed, and check them.
+      uint64_t b0 = linear_index(in_entry, e.count) * es, b1 = (linear_index(last, e.count) + 1) * es;
+      uint64_t u0 = b0 / unit, u1 = (b1 + unit - 1) / unit;
+      uint64_t r0 = u0 * unit, r1 = std::min(u1 * unit, e.nbytes);
+      buf.resize(r1 - r0);
+      std::string what = "dataset '" + path + "' in " + f.where() + ": block at log offset " +
+                         std::to_string(e.offset) + " (epoch " + std::to_string(e.epoch) + ", rank " +
+                         std::to_string(e.rank) + ")";
+      pread_all(f.log_fd, buf.data(), buf.size(), e.offset + r0, "reading " + what);
+      if (e.unit_crcs.size() != (e.nbytes + unit - 1) / unit)
+        throw CorruptionError("checksum list of " + what + " has the wrong length");
+      for (uint64_t u = u0; u < u1; ++u) {
+        uint64_t a = u * unit - r0, n = std::min(unit, e.nbytes - u * unit);
+        if (crc32c(buf.data() + a, n) != e.unit_crcs[u])
+          throw CorruptionError("checksum mismatch in " + what + ", bytes " + std::to_string(u * unit) + ".." +
+                                std::to_string(u * unit + n) + " of the block");
+      }
+      copy_subbox(buf.data(), e.count, in_entry, dst, dense, in_dense, c, es, r0);
+    }
+  }
+
+  Settings settings_;
+};
+
+}  // namespace h5loom::logengine
+
+namespace h5loom::engine {
+std::unique_ptr<Engine> make_log_engine(Knobs& knobs) {
+  logengine::Settings s;
+  s.buffer_size = knobs.get<uint64_t>("buffer_size", s.buffer_size);
+  if (s.buffer_size == 0) knobs.bad_value("buffer_size", "must be at least 1 byte");
+  if (const Json* a = knobs.raw("aggregators")) {
+    if (a->is_string()) {
+      s.aggregators = a->get<std::string>();
+      if (s.aggregators != "node" && s.aggregators != "all")
+        knobs.bad_value("aggregators", "'" + s.aggregators + "' is not 'node', 'all' or a positive count");
+    } else if (a->is_number_integer() && a->get<int64_t>() > 0) {
+      s.aggregators = "count";
+      s.aggregator_count = int(std::min<int64_t>(a->get<int64_t>(), INT32_MAX));
+    } else {
+      knobs.bad_value("aggregators", a->dump() + " is not 'node', 'all' or a positive count");
+    }
+  }
+  s.sync = knobs.get<bool>("sync", s.sync);
+  s.checksum_unit = knobs.get<uint64_t>("checksum_unit", s.checksum_unit);
+  if (s.checksum_unit < 512 || s.checksum_unit > (1u << 30))
+    knobs.bad_value("checksum_unit", std::to_string(s.checksum_unit) + " is outside [512, 2^30]");
+  s.front_file = knobs.get<bool>("front_file", s.front_file);
+  s.max_external_segments = knobs.get<uint64_t>("max_external_segments", s.max_external_segments);
+  return std::make_unique<logengine::LogEngine>(s);
+}
+}  // namespace h5loom::engine

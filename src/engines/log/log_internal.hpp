@@ -1,0 +1,106 @@
+// Internals shared by the log engine's files: the state of an open log file,
+// the scan of a log on disk (used by open and by verify), and the HDF5 front file.
+#pragma once
+
+#include <mpi.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "h5loom/engine.hpp"
+#include "engines/log/format.hpp"
+
+namespace h5loom::logengine {
+
+using logfmt::BlockEntry;
+using logfmt::CommitRecord;
+using logfmt::LogHeader;
+
+// ---- the state of one open file ----
+
+struct Node {
+  ObjectKind kind = ObjectKind::None;
+  std::map<std::string, AttributeValue> attrs;
+  std::set<std::string> children;  // for groups
+  int dataset = -1;                // for datasets: the id
+};
+
+struct DatasetIndex {
+  std::vector<BlockEntry> entries;  // sorted by start (lexicographic) when !dirty
+  Dims max_count;                   // the largest block extent per dimension
+  bool dirty = false;
+};
+
+struct LogFile final : engine::FileHandle {
+  std::string path;
+  engine::OpenMode mode = engine::OpenMode::Read;
+  MPI_Comm comm = MPI_COMM_NULL, agg_comm = MPI_COMM_NULL;
+  int rank = 0, size = 1, agg_rank = 0, agg_size = 1, aggregators = 1;
+  int log_fd = -1, commits_fd = -1;
+  LogHeader header;
+  uint64_t log_end = logfmt::kLogHeaderSize;    // the valid length of the log
+  uint64_t epoch = 0;                   // the last committed epoch
+  uint64_t commits_end = logfmt::kCommitsHeaderSize;
+  uint64_t torn_bytes = 0;              // log bytes after the last commit, found at open
+
+  std::map<std::string, Node> tree;     // by absolute path
+  std::vector<std::string> dataset_paths;
+  std::vector<DatasetInfo> datasets;    // by id
+  std::vector<DatasetIndex> index;      // by id
+
+  // Writing: this rank's coalescing buffer, blocks written but not committed,
+  // and (rank 0) the metadata operations of the open epoch.
+  std::vector<unsigned char> buffer;
+  std::vector<BlockEntry> buffered, written;
+  nlohmann::json pending_meta = nlohmann::json::array();
+  uint64_t meta_ops = 0;  // every rank counts them (the calls are collective)
+  uint64_t counter = 0;
+
+  bool writable() const { return mode != engine::OpenMode::Read; }
+  std::string where() const { return "log file '" + path + "'"; }
+};
+
+// Applies one index record of a log (its metadata operations, then its blocks).
+void replay_index_record(LogFile& f, const unsigned char* p, std::size_t n, uint64_t expected_epoch);
+
+// POSIX I/O that retries short transfers; a short read raises CorruptionError.
+void pwrite_all(int fd, const void* data, uint64_t n, uint64_t offset, const std::string& what);
+void pread_all(int fd, void* data, uint64_t n, uint64_t offset, const std::string& what);
+
+// What is on disk, as found by a scan of the log and its commit journal.
+struct LogState {
+  LogHeader header;
+  std::vector<CommitRecord> commits;                      // the valid ones, in order
+  std::vector<std::vector<unsigned char>> index_records;  // one per commit, checksum verified
+  uint64_t log_end = logfmt::kLogHeaderSize;              // the valid length of the log
+  uint64_t log_file_size = 0;
+  uint64_t torn_log_bytes = 0;      // bytes after log_end: an epoch that never committed
+  uint64_t torn_commit_bytes = 0;   // a partial commit record at the end of the journal
+};
+
+// Reads and checks headers, commit records and index records. A torn tail is
+// reported, not an error; anything a commit promised that is missing or fails
+// its checksum raises CorruptionError, a missing log NotFoundError.
+LogState scan_log(const std::string& front_path);
+
+// True if `path` names a log-engine file: its journal exists and the front file
+// is missing or carries the log marker attribute.
+bool is_log_file(const std::string& path);
+
+// The front file (rank 0, MPI_COMM_SELF): a marker-only one at creation, the
+// full view at close. See docs/engines/log.md for what is directly readable.
+constexpr const char* kFrontMarker = "_h5loom_log";
+void write_marker_front_file(const std::string& path);
+void write_front_file(LogFile& f, uint64_t max_external_segments);
+
+// `h5loom verify`: every header, commit, index record and data checksum.
+struct VerifyReport {
+  uint64_t epochs = 0, blocks = 0, data_bytes = 0, torn_log_bytes = 0, torn_commit_bytes = 0;
+  std::vector<std::string> errors;
+};
+VerifyReport verify_log(const std::string& path);
+
+}  // namespace h5loom::logengine
