@@ -102,6 +102,9 @@ class Engine {
 // object ({"engine": "hdf5", "wrappers": ["collcheck"], "hdf5": {...knobs}}).
 // Throws ConfigError naming the unknown engine or key.
 std::unique_ptr<Engine> make_engine(const std::string& config);
+// The engine that wrote an existing file, from what is on disk: "log" for a
+// log-engine file, otherwise "hdf5". Used when opening without an engine choice.
+std::string detect_engine(const std::string& path);
 // Names of the registered base engines and wrappers.
 std::vector<std::string> engine_names();
 std::vector<std::string> wrapper_names();

@@ -366,9 +366,12 @@ void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::siz
 File::File(std::shared_ptr<FileState> f) : Group(std::move(f), "/") {}
 File::~File() = default;
 
-static std::string resolve_engine_config(const FileOptions& options) {
+// The engine: the one asked for, else $H5LOOM_ENGINE, else for an existing file
+// the one that wrote it, else hdf5.
+static std::string resolve_engine_config(const FileOptions& options, const std::string& filename, Mode mode) {
   if (!options.engine.empty()) return options.engine;
   if (const char* env = std::getenv("H5LOOM_ENGINE"); env && *env) return env;
+  if (mode == Mode::Read || mode == Mode::ReadWrite) return engine::detect_engine(filename);
   return "hdf5";
 }
 
@@ -378,7 +381,7 @@ static std::shared_ptr<FileState> open_state(const std::string& filename, Mode m
   auto st = std::make_shared<FileState>();
   st->filename = filename;
   st->mode = mode;
-  st->engine = engine::make_engine(resolve_engine_config(options));
+  st->engine = engine::make_engine(resolve_engine_config(options, filename, mode));
   MPI_Comm user = options.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : options.comm;
   MPI_Comm_dup(user, &st->comm);
   MPI_Comm_rank(st->comm, &st->rank);

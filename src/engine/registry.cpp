@@ -10,6 +10,7 @@
 #include <map>
 
 #include "engine/registry.hpp"
+#include "engines/log/log_internal.hpp"
 
 namespace h5loom::engine {
 
@@ -119,6 +120,8 @@ std::unique_ptr<Engine> make_engine(const std::string& config) {
   }
   return e;
 }
+
+std::string detect_engine(const std::string& path) { return logengine::is_log_file(path) ? "log" : "hdf5"; }
 
 std::vector<std::string> engine_names() {
   std::vector<std::string> out;

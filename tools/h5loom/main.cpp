@@ -3,16 +3,20 @@
 //   h5loom ls FILE            the tree with shapes, types and attributes (like h5ls -r)
 //   h5loom dump FILE PATH     the values of one dataset, or a group's attributes and members
 //   h5loom info FILE          engine, layout, knobs, size, object counts
+//   h5loom convert IN OUT     copy into a new file (default: a native HDF5 file), in parallel under mpirun
+//   h5loom verify FILE        check every checksum (log engine) or read every dataset
 //
 // It runs as one process or under mpirun (rank 0 prints). Later issues add
-// convert, verify, bench and report here.
+// bench and report here.
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <h5loom/engine.hpp>
 #include <h5loom/h5loom.hpp>
+#include <h5loom/tools.hpp>
 #include <iostream>
 #include <sstream>
 
@@ -154,7 +158,10 @@ int cmd_dump(const std::string& file, const std::string& path, const FileOptions
 int cmd_info(const std::string& file, const FileOptions& opts, const Printer& out) {
   auto f = File::open(file, Mode::Read, opts);
   struct stat sb {};
-  ::stat(file.c_str(), &sb);
+  off_t total = 0;  // every file the engine keeps for it
+  for (const auto& p : engine::make_engine(opts.engine.empty() ? engine::detect_engine(file) : opts.engine)->files(file))
+    if (::stat(p.c_str(), &sb) == 0) total += sb.st_size;
+  sb.st_size = total;
   uint64_t groups = 1, datasets = 0, elements = 0, bytes = 0;
   walk(f, [&](const std::string& path, ObjectKind kind) {
     if (kind == ObjectKind::Group) {
@@ -173,6 +180,34 @@ int cmd_info(const std::string& file, const FileOptions& opts, const Printer& ou
   if (bytes) out("storage overhead: %.1f%% of the data size\n", 100.0 * (double(sb.st_size) - double(bytes)) / bytes);
   if (out.on) std::cout << f.describe();
   return 0;
+}
+
+int cmd_convert(const std::string& in, const std::string& out_file, const FileOptions& in_opts,
+                const std::string& out_engine, const Printer& out) {
+  FileOptions out_opts;
+  out_opts.engine = out_engine.empty() ? "hdf5" : out_engine;
+  convert_file(in, out_file, in_opts, out_opts);
+  out("converted %s -> %s (engine %s)\n", in.c_str(), out_file.c_str(), out_opts.engine.c_str());
+  return 0;
+}
+
+int cmd_verify(const std::string& file, const Printer& out) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return 0;  // one process reads everything
+  auto r = verify_file(file);
+  out("%s: engine %s\n", file.c_str(), r.engine.c_str());
+  if (r.engine == "log")
+    out("  %" PRIu64 " committed epochs, %" PRIu64 " blocks, %" PRIu64 " data bytes checked\n", r.epochs, r.blocks,
+        r.data_bytes);
+  else
+    out("  %" PRIu64 " datasets, %" PRIu64 " bytes read\n", r.blocks, r.data_bytes);
+  if (r.torn_log_bytes || r.torn_commit_bytes)
+    out("  torn tail: %" PRIu64 " log bytes and %" PRIu64 " journal bytes after the last commit "
+        "(an interrupted flush; ignored)\n", r.torn_log_bytes, r.torn_commit_bytes);
+  for (const auto& e : r.errors) out("  ERROR: %s\n", e.c_str());
+  out("%s\n", r.ok() ? "OK" : "DAMAGED");
+  return r.ok() ? 0 : 3;
 }
 
 }  // namespace
@@ -197,6 +232,13 @@ int main(int argc, char** argv) {
   dump->add_option("--max", max_values, "print at most this many values");
   auto* info = app.add_subcommand("info", "engine, layout and knobs, file size, object counts");
   add_common(info);
+  std::string out_file, out_engine;
+  auto* convert = app.add_subcommand("convert", "copy a file into a new one (default: native HDF5), in parallel under mpirun");
+  add_common(convert);
+  convert->add_option("out", out_file, "the new file")->required();
+  convert->add_option("--to", out_engine, "engine of the new file (default hdf5)");
+  auto* verify = app.add_subcommand("verify", "check every checksum of a log-engine file (others: read every dataset); exit 3 if damaged");
+  verify->add_option("file", file, "the file")->required();
 
   CLI11_PARSE(app, argc, argv);
 
@@ -210,6 +252,8 @@ int main(int argc, char** argv) {
     if (*ls) return cmd_ls(file, opts, !no_attrs, out);
     if (*dump) return cmd_dump(file, path, opts, max_values, out);
     if (*info) return cmd_info(file, opts, out);
+    if (*convert) return cmd_convert(file, out_file, opts, out_engine, out);
+    if (*verify) return cmd_verify(file, out);
   } catch (const h5loom::Error& e) {
     std::fprintf(stderr, "h5loom: error: %s\n", e.what());
     return 1;

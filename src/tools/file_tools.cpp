@@ -1,0 +1,109 @@
+// convert_file and verify_file (include/h5loom/tools.hpp): written against the
+// public object model, so that they work for every engine.
+#include <algorithm>
+#include <functional>
+
+#include "engines/log/log_internal.hpp"
+#include "h5loom/engine.hpp"
+#include "h5loom/tools.hpp"
+
+namespace h5loom {
+
+namespace {
+
+void walk(const Group& g, const std::function<void(const std::string&, ObjectKind)>& visit) {
+  for (const auto& name : g.list()) {
+    std::string path = g.path() == "/" ? "/" + name : g.path() + "/" + name;
+    auto kind = g.kind(name);
+    visit(path, kind);
+    if (kind == ObjectKind::Group) walk(g.group(name), visit);
+  }
+}
+
+void copy_attributes(const Object& from, Object& to) {
+  for (const auto& name : from.attribute_names()) to.set_attribute(name, from.attribute(name));
+}
+
+// Moves a dataset's values in rounds of slabs along the first dimension, each
+// rank a slab of at most ~64 MiB per round.
+void copy_values(Dataset& from, Dataset& to, File& to_file, int rank, int size) {
+  const Dims shape = from.shape();
+  if (shape.empty() || product(shape) == 0) return;
+  const uint64_t row_bytes = product(shape) / shape[0] * datatype_size(from.dtype());
+  const uint64_t rows_per_rank = std::max<uint64_t>(1, (64ull << 20) / std::max<uint64_t>(row_bytes, 1));
+  std::vector<unsigned char> buf;
+  for (uint64_t round_start = 0; round_start < shape[0]; round_start += rows_per_rank * uint64_t(size)) {
+    uint64_t r0 = std::min(shape[0], round_start + uint64_t(rank) * rows_per_rank);
+    uint64_t r1 = std::min(shape[0], r0 + rows_per_rank);
+    Dims start(shape.size(), 0), count = shape;
+    start[0] = r0, count[0] = r1 - r0;
+    Selection sel = r1 > r0 ? Selection::box(start, count) : Selection::none();
+    uint64_t n = r1 > r0 ? product(count) : 0;
+    buf.resize(n * datatype_size(from.dtype()));
+    from.read_raw(sel, from.dtype(), buf.data(), n);
+    to.write_raw(sel, from.dtype(), buf.data(), n, /*copy=*/false);
+    to_file.flush();  // buf is reused next round
+  }
+}
+
+}  // namespace
+
+void convert_file(const std::string& in, const std::string& out, const FileOptions& in_options,
+                  const FileOptions& out_options) {
+  FileOptions out_opts = out_options;
+  if (out_opts.engine.empty()) out_opts.engine = "hdf5";
+  if (out_opts.comm == MPI_COMM_NULL) out_opts.comm = in_options.comm;
+  auto src = File::open(in, Mode::Read, in_options);
+  auto dst = File::create(out, out_opts);
+  copy_attributes(src, dst);
+  walk(src, [&](const std::string& path, ObjectKind kind) {
+    if (kind == ObjectKind::Group) {
+      auto g = dst.create_group(path);
+      copy_attributes(src.group(path), g);
+      return;
+    }
+    auto ds = src.dataset(path);
+    DatasetSpec spec;
+    spec.dtype = ds.dtype();
+    spec.shape = ds.shape();
+    spec.max_shape = ds.max_shape();
+    spec.layout = ds.layout();
+    spec.layout_auto = false;
+    spec.chunks = ds.chunks();
+    auto copy = dst.create_dataset(path, spec);
+    copy_attributes(ds, copy);
+    copy_values(ds, copy, dst, src.rank(), src.size());
+  });
+  dst.close();
+}
+
+VerifyResult verify_file(const std::string& path) {
+  VerifyResult r;
+  r.engine = engine::detect_engine(path);
+  if (r.engine == "log") {
+    auto rep = logengine::verify_log(path);
+    r.epochs = rep.epochs, r.blocks = rep.blocks, r.data_bytes = rep.data_bytes;
+    r.torn_log_bytes = rep.torn_log_bytes, r.torn_commit_bytes = rep.torn_commit_bytes;
+    r.errors = rep.errors;
+    return r;
+  }
+  try {
+    FileOptions o;
+    o.comm = MPI_COMM_SELF;
+    o.engine = r.engine;
+    auto f = File::open(path, Mode::Read, o);
+    walk(f, [&](const std::string& p, ObjectKind kind) {
+      if (kind != ObjectKind::Dataset) return;
+      auto ds = f.dataset(p);
+      std::vector<unsigned char> buf(product(ds.shape()) * datatype_size(ds.dtype()));
+      ds.read_raw(Selection::all(), ds.dtype(), buf.data(), product(ds.shape()));
+      ++r.blocks;
+      r.data_bytes += buf.size();
+    });
+  } catch (const Error& e) {
+    r.errors.push_back(e.what());
+  }
+  return r;
+}
+
+}  // namespace h5loom

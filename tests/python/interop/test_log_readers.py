@@ -1,0 +1,124 @@
+"""Log-engine files and stock HDF5 readers (issue 5):
+
+* `h5loom convert` turns a log file into a native HDF5 file that equals, value
+  for value and attribute for attribute, what the hdf5 engine writes;
+* the log file's front file is read directly by h5py and h5dump: datasets whose
+  blocks tile them are mapped onto the log with HDF5 external storage, the
+  others are dangling links listed in `_h5loom_log_only` (never wrong values).
+"""
+import os
+import pathlib
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+BUILD = pathlib.Path(os.environ.get("H5LOOM_BUILD_DIR", "build")).resolve()
+MPIEXEC = os.environ.get("H5LOOM_MPIEXEC", "mpirun")
+MPI = [MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n"]
+
+
+def run(*cmd, cwd=None, env=None):
+    return subprocess.run([str(c) for c in cmd], check=True, timeout=300, capture_output=True, text=True,
+                          cwd=cwd, env=env)
+
+
+def walk(f):
+    out = {}
+    f.visititems(lambda name, obj: out.__setitem__(name, obj))
+    return out
+
+
+def attrs_of(obj):
+    return {k: (v.decode() if isinstance(v, bytes) else v) for k, v in obj.attrs.items() if not k.startswith("_h5loom")}
+
+
+def assert_same_attrs(a, b):
+    aa, bb = attrs_of(a), attrs_of(b)
+    assert aa.keys() == bb.keys()
+    for k in aa:
+        np.testing.assert_array_equal(np.asarray(aa[k]), np.asarray(bb[k]), err_msg=k)
+
+
+@pytest.fixture(scope="module", params=[1, 2, 4])
+def files(request, tmp_path_factory):
+    n = request.param
+    d = tmp_path_factory.mktemp(f"log{n}")
+    run(*MPI, n, BUILD / "tests" / "write_reference", d / "native.h5", "hdf5")
+    run(*MPI, n, BUILD / "tests" / "write_reference", d / "log.h5", "log")
+    run(*MPI, n, BUILD / "h5loom", "convert", d / "log.h5", d / "converted.h5")
+    return d, n
+
+
+def test_converted_file_equals_the_native_one(files):
+    d, _ = files
+    with h5py.File(d / "native.h5", "r") as a, h5py.File(d / "converted.h5", "r") as c:
+        assert_same_attrs(a, c)
+        wa, wc = walk(a), walk(c)
+        assert wa.keys() == wc.keys()
+        for name, obj in wa.items():
+            assert type(obj) is type(wc[name]), name
+            assert_same_attrs(obj, wc[name])
+            if isinstance(obj, h5py.Dataset):
+                assert obj.dtype == wc[name].dtype and obj.shape == wc[name].shape, name
+                np.testing.assert_array_equal(obj[...], wc[name][...], err_msg=name)
+
+
+def check_front_file(d):
+    with h5py.File(d / "native.h5", "r") as a, h5py.File(d / "log.h5", "r") as front:
+        log_only = [p.decode() if isinstance(p, bytes) else p for p in front.attrs.get("_h5loom_log_only", [])]
+        direct = 0
+        for name, obj in walk(a).items():
+            link = front.get(name, getlink=True)
+            assert link is not None, name
+            if "/" + name in log_only:
+                assert isinstance(link, h5py.SoftLink) and "h5loom convert" in link.path
+                try:
+                    front[name]
+                    raise AssertionError(f"{name}: a log-only dataset opened")
+                except KeyError:
+                    pass
+                continue
+            assert_same_attrs(obj, front[name])
+            if isinstance(obj, h5py.Dataset):
+                np.testing.assert_array_equal(obj[...], front[name][...], err_msg=name)
+                direct += 1
+        assert direct >= 1  # fields/rho: each rank's rows, one piece each
+
+
+def in_fresh_python(call):
+    """HDF5 reads HDF5_EXTFILE_PREFIX when it starts: run h5py in a new process with it set
+    (external storage names the log relative to the front file)."""
+    env = dict(os.environ, HDF5_EXTFILE_PREFIX="${ORIGIN}")
+    code = f"import sys, pathlib; sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r}); " \
+           f"import test_log_readers as t; t.{call}"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300, env=env)
+
+
+def test_front_file_is_read_directly_or_refuses(files):
+    d, _ = files
+    in_fresh_python(f"check_front_file(pathlib.Path({str(d)!r}))")
+
+
+def test_h5dump_reads_the_front_file(files):
+    d, n = files
+    env = dict(os.environ, HDF5_EXTFILE_PREFIX="${ORIGIN}")
+    out = run("h5dump", "-d", "/fields/rho", d / "log.h5", env=env).stdout
+    assert "DATASPACE  SIMPLE { ( %d, 3 ) / ( %d, 3 ) }" % (2 * n, 2 * n) in out
+    assert "101, 102" in out or n == 1
+
+
+def check_crash_writer_file(path):
+    with h5py.File(path, "r") as f:
+        assert "_h5loom_log_only" not in f.attrs
+        for s in range(3):
+            np.testing.assert_array_equal(f[f"step{s}/a"][...], s * 1e6 + np.arange(20000.0))
+            np.testing.assert_array_equal(f[f"step{s}/b"][...], s * 1e6 + np.arange(20000.0) + 0.5)
+
+
+def test_crash_writer_file_is_directly_readable(tmp_path):
+    """Slab-decomposed 1-D datasets written in many small pieces by 2 ranks."""
+    run(*MPI, 2, BUILD / "tests" / "log_crash_writer", tmp_path / "w.h5", 3, 10000)
+    in_fresh_python(f"check_crash_writer_file({str(tmp_path / 'w.h5')!r})")
