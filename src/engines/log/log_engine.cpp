@@ -596,7 +596,6 @@ class LogEngine final : public engine::Engine {
     uint64_t local[2] = {f.written.size(), mine.bytes.size()}, global[2] = {0, 0};
     MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, f.comm);
     if (global[0] == 0 && f.meta_ops == 0) return;
-    if (settings_.sync && f.agg_rank == 0 && global[0] > 0) ::fdatasync(f.log_fd);
 
     // Everyone gets every rank's entries (reads may touch any block).
     std::vector<int> counts(std::size_t(f.size)), displs(std::size_t(f.size));
@@ -612,7 +611,11 @@ class LogEngine final : public engine::Engine {
     for (uint64_t i = 0; i < global[0]; ++i) add_entry(f, BlockEntry::decode(r));
     f.written.clear();
 
+    // Rank 0 appends the index record while the aggregators make their data
+    // durable; each syncs what it wrote (one sync round, in parallel), and only
+    // when all have done so does the commit record go out.
     uint64_t new_end = 0;
+    CommitRecord c;
     on_root(f.comm, f.rank, [&] {
       std::vector<std::uint8_t> meta = Json::to_cbor(f.pending_meta);
       Writer rec;
@@ -625,17 +628,21 @@ class LogEngine final : public engine::Engine {
       rec.u64(0);
       rec.raw(meta.data(), meta.size());
       rec.raw(all.data(), all.size());
-      CommitRecord c;
       c.epoch = epoch;
       c.index_offset = f.log_end;
       c.index_size = rec.bytes.size();
       c.index_crc = crc32c(rec.bytes.data(), rec.bytes.size());
       c.log_end = f.log_end + rec.bytes.size();
+      pwrite_all(f.log_fd, rec.bytes.data(), rec.bytes.size(), c.index_offset, "writing an index record to " + f.where());
+    });
+    int synced = 1, all_synced = 0;
+    if (settings_.sync && (f.agg_rank == 0 || f.rank == 0)) synced = ::fdatasync(f.log_fd) == 0 ? 1 : 0;
+    MPI_Allreduce(&synced, &all_synced, 1, MPI_INT, MPI_MIN, f.comm);
+    if (!all_synced) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
+    on_root(f.comm, f.rank, [&] {
       c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::system_clock::now().time_since_epoch())
                                     .count());
-      pwrite_all(f.log_fd, rec.bytes.data(), rec.bytes.size(), c.index_offset, "writing an index record to " + f.where());
-      if (settings_.sync) ::fdatasync(f.log_fd);
       // The commit record goes last: until it is on disk, the epoch does not exist.
       auto bytes = c.encode();
       pwrite_all(f.commits_fd, bytes.data(), bytes.size(), f.commits_end, "writing a commit record of " + f.where());
@@ -723,24 +730,33 @@ class LogEngine final : public engine::Engine {
         last[d] = in_entry[d] + c[d] - 1;
         in_dense[d] = h.box->dense_start[d] + (s[d] - h.box->start[d]);
       }
-      // Read the checksum units that cover the bytes needed, and check them.
+      // Read the checksum units that cover the bytes needed, and check them. When
+      // the whole block lands as one contiguous piece of the output, read it there.
+      bool whole = c == e.count, contiguous = true;
+      for (std::size_t d = 1; d < c.size(); ++d) contiguous = contiguous && c[d] == dense[d];
       uint64_t b0 = linear_index(in_entry, e.count) * es, b1 = (linear_index(last, e.count) + 1) * es;
       uint64_t u0 = b0 / unit, u1 = (b1 + unit - 1) / unit;
       uint64_t r0 = u0 * unit, r1 = std::min(u1 * unit, e.nbytes);
-      buf.resize(r1 - r0);
+      unsigned char* into = nullptr;
+      if (whole && contiguous) {
+        into = dst + linear_index(in_dense, dense) * es;
+      } else {
+        buf.resize(r1 - r0);
+        into = buf.data();
+      }
       std::string what = "dataset '" + path + "' in " + f.where() + ": block at log offset " +
                          std::to_string(e.offset) + " (epoch " + std::to_string(e.epoch) + ", rank " +
                          std::to_string(e.rank) + ")";
-      pread_all(f.log_fd, buf.data(), buf.size(), e.offset + r0, "reading " + what);
+      pread_all(f.log_fd, into, r1 - r0, e.offset + r0, "reading " + what);
       if (e.unit_crcs.size() != (e.nbytes + unit - 1) / unit)
         throw CorruptionError("checksum list of " + what + " has the wrong length");
       for (uint64_t u = u0; u < u1; ++u) {
         uint64_t a = u * unit - r0, n = std::min(unit, e.nbytes - u * unit);
-        if (crc32c(buf.data() + a, n) != e.unit_crcs[u])
+        if (crc32c(into + a, n) != e.unit_crcs[u])
           throw CorruptionError("checksum mismatch in " + what + ", bytes " + std::to_string(u * unit) + ".." +
                                 std::to_string(u * unit + n) + " of the block");
       }
-      copy_subbox(buf.data(), e.count, in_entry, dst, dense, in_dense, c, es, r0);
+      if (into == buf.data()) copy_subbox(buf.data(), e.count, in_entry, dst, dense, in_dense, c, es, r0);
     }
   }
 
