@@ -287,12 +287,14 @@ class LogEngine final : public engine::Engine {
       if (f->log_fd >= 0) ::close(f->log_fd);
       throw IOError("cannot open the log of '" + path + "' on every rank (" + log_path(path) + ")");
     }
-    if (f->rank == 0 && f->writable()) {
-      f->commits_fd = ::open(commits_path(path).c_str(), O_RDWR | O_CLOEXEC);
-      if (f->commits_fd < 0) posix_fail("opening " + commits_path(path));
-      // A torn commit record at the end is cut off, so the next one follows the last valid one.
-      if (::ftruncate(f->commits_fd, static_cast<off_t>(f->commits_end)) != 0)
-        posix_fail("trimming " + commits_path(path));
+    if (f->writable()) {
+      on_root(comm, f->rank, [&] {
+        f->commits_fd = ::open(commits_path(path).c_str(), O_RDWR | O_CLOEXEC);
+        if (f->commits_fd < 0) posix_fail("opening " + commits_path(path));
+        // A torn commit record at the end is cut off, so the next one follows the last valid one.
+        if (::ftruncate(f->commits_fd, static_cast<off_t>(f->commits_end)) != 0)
+          posix_fail("trimming " + commits_path(path));
+      });
     }
     if (f->writable()) setup_aggregation(*f);
     if (creating) record(*f, Json{{"op", "group"}, {"path", "/"}});  // the first epoch records the root

@@ -41,6 +41,11 @@ std::unique_ptr<engine::Engine> front_engine() {
 
 }  // namespace
 
+LogFile::~LogFile() {
+  if (log_fd >= 0) ::close(log_fd);
+  if (commits_fd >= 0) ::close(commits_fd);
+}
+
 LogState scan_log(const std::string& front) {
   LogState st;
   const std::string lp = log_path(front), cp = commits_path(front);

@@ -59,6 +59,7 @@ struct LogFile final : engine::FileHandle {
   uint64_t meta_ops = 0;  // every rank counts them (the calls are collective)
   uint64_t counter = 0;
 
+  ~LogFile() override;  // closes descriptors a failed open or close left behind
   bool writable() const { return mode != engine::OpenMode::Read; }
   std::string where() const { return "log file '" + path + "'"; }
 };
