@@ -116,7 +116,7 @@ LogState scan_log(const std::string& front) {
 bool is_log_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(commits_path(path), ec)) return false;
-  if (!std::filesystem::exists(path, ec)) return true;  // crashed before the marker was written
+  if (!std::filesystem::exists(path, ec)) return true;  // not closed yet (or crashed before its first close)
   try {
     auto e = front_engine();
     auto h = e->open(path, engine::OpenMode::Read, MPI_COMM_SELF);
@@ -126,14 +126,6 @@ bool is_log_file(const std::string& path) {
   } catch (const Error&) {
     return true;  // not HDF5 (damaged front file): the journal decides
   }
-}
-
-void write_marker_front_file(const std::string& path) {
-  auto e = front_engine();
-  auto h = e->open(path, engine::OpenMode::Create, MPI_COMM_SELF);
-  e->write_attribute(*h, "/", kFrontMarker,
-                     AttributeValue(std::filesystem::path(path).filename().string() + ".loom/log"));
-  e->close(*h);
 }
 
 namespace {

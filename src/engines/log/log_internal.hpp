@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -55,6 +56,12 @@ struct LogFile final : engine::FileHandle {
   // and (rank 0) the metadata operations of the open epoch.
   std::vector<unsigned char> buffer;
   std::vector<BlockEntry> buffered, written;
+  // Large writes are not copied: they go out, from the caller's memory, before
+  // the engine's write() returns.
+  std::vector<BlockEntry> direct;
+  std::vector<const unsigned char*> direct_data;
+  std::unique_ptr<unsigned char[]> receive[2];  // an aggregator's two receive buffers, kept between flushes
+  uint64_t receive_size = 0;
   nlohmann::json pending_meta = nlohmann::json::array();
   uint64_t meta_ops = 0;  // every rank counts them (the calls are collective)
   uint64_t counter = 0;
@@ -91,10 +98,9 @@ LogState scan_log(const std::string& front_path);
 // is missing or carries the log marker attribute.
 bool is_log_file(const std::string& path);
 
-// The front file (rank 0, MPI_COMM_SELF): a marker-only one at creation, the
-// full view at close. See docs/engines/log.md for what is directly readable.
+// The front file (rank 0, MPI_COMM_SELF), written at close; creating a log file
+// removes an old one. See docs/engines/log.md for what is directly readable.
 constexpr const char* kFrontMarker = "_h5loom_log";
-void write_marker_front_file(const std::string& path);
 void write_front_file(LogFile& f, uint64_t max_external_segments);
 
 // `h5loom verify`: every header, commit, index record and data checksum.
