@@ -5,9 +5,10 @@
 //   h5loom info FILE          engine, layout, knobs, size, object counts
 //   h5loom convert IN OUT     copy into a new file (default: a native HDF5 file), in parallel under mpirun
 //   h5loom verify FILE        check every checksum (log engine) or read every dataset
+//   h5loom bench NAME         benchmarks through any engine, against plain POSIX (docs/benchmarks.md)
 //
-// It runs as one process or under mpirun (rank 0 prints). Later issues add
-// bench and report here.
+// It runs as one process or under mpirun (rank 0 prints). A later issue adds
+// report here.
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,8 @@
 #include <h5loom/engine.hpp>
 #include <h5loom/h5loom.hpp>
 #include <h5loom/tools.hpp>
+
+#include "bench.hpp"
 #include <iostream>
 #include <sstream>
 
@@ -240,6 +243,22 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "check every checksum of a log-engine file (others: read every dataset); exit 3 if damaged");
   verify->add_option("file", file, "the file")->required();
 
+  auto* bench = app.add_subcommand("bench", "benchmarks through any engine, beside plain POSIX I/O of the same bytes");
+  bench->require_subcommand(1);
+  h5loom::bench::IotestOptions iotest_opts;
+  std::vector<std::string> bench_engines;
+  auto* iotest = bench->add_subcommand("iotest", "hdf5-iotest: its ini format, its eight nested loops, its CSV columns");
+  iotest->add_option("--ini", iotest_opts.ini, "configuration file (default: the built-in small ini)");
+  for (auto* b : {iotest}) {
+    b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)");
+    b->add_option("--dir", iotest_opts.dir, "directory for the files (shared by all ranks)");
+    b->add_option("--csv", iotest_opts.csv, "CSV output file (default: the ini's csv-file in --dir)");
+    b->add_flag("--keep-files", iotest_opts.keep_files, "keep the benchmark's files");
+    b->add_flag("!--no-progress", iotest_opts.progress, "no progress line");
+    b->add_flag("!--no-posix-sync", iotest_opts.posix_sync,
+                "the POSIX baseline does not fsync (compare with engines that do not sync either)");
+  }
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -254,6 +273,10 @@ int main(int argc, char** argv) {
     if (*info) return cmd_info(file, opts, out);
     if (*convert) return cmd_convert(file, out_file, opts, out_engine, out);
     if (*verify) return cmd_verify(file, out);
+    if (*iotest) {
+      if (!bench_engines.empty()) iotest_opts.engines = bench_engines;
+      return h5loom::bench::run_iotest(iotest_opts);
+    }
   } catch (const h5loom::Error& e) {
     std::fprintf(stderr, "h5loom: error: %s\n", e.what());
     return 1;

@@ -1,0 +1,48 @@
+// `h5loom bench`: benchmarks that run through any engine and report every
+// result beside what plain POSIX I/O does with the same bytes in the same run.
+// docs/benchmarks.md describes each one and its results.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace h5loom::bench {
+
+struct CommonOptions {
+  std::vector<std::string> engines{"hdf5"};  // each engine runs every case
+  std::string dir = ".";                     // where the files go (all ranks must see it)
+  std::string csv;                           // CSV output (empty: the benchmark's default)
+  bool progress = true;                      // a progress line on stderr (rank 0)
+  bool keep_files = false;
+  bool posix_sync = true;                    // the POSIX baseline ends with fsync (durable, like a synced engine)
+};
+
+// hdf5-iotest: the ini format and the eight nested loops of HDF5's hdf5-iotest.
+struct IotestOptions : CommonOptions {
+  std::string ini;  // file; empty: the built-in default (bench/iotest/default.ini)
+};
+int run_iotest(const IotestOptions& o);
+
+// ---- shared helpers (bench_common.cpp) ----
+
+// Seconds of wall time of fn, measured barrier to barrier, the maximum over ranks.
+double timed(MPI_Comm comm, const std::function<void()>& fn);
+// Plain POSIX: each rank pwrites `bytes` at `offset` of one shared file in
+// pieces of `piece` bytes (fsync at the end), then preads them back.
+struct PosixResult {
+  double write_s = 0, read_s = 0;
+};
+PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes_per_rank, uint64_t piece,
+                        bool sync = true);
+// Total size of the files an engine keeps for `path`.
+uint64_t engine_file_size(const std::string& engine, const std::string& path);
+void remove_engine_files(const std::string& engine, const std::string& path);
+// A short label for an engine configuration ("hdf5", "log", or the JSON's engine name).
+std::string engine_label(const std::string& engine);
+std::string base_engine(const std::string& engine);
+
+}  // namespace h5loom::bench

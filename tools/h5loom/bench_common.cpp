@@ -1,0 +1,91 @@
+// Helpers shared by the benchmarks: timing, the POSIX baseline, engine files.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <h5loom/engine.hpp>
+#include <h5loom/errors.hpp>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace h5loom::bench {
+
+double timed(MPI_Comm comm, const std::function<void()>& fn) {
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  fn();
+  double mine = MPI_Wtime() - t0, most = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return most;
+}
+
+PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, uint64_t piece, bool sync) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  piece = std::max<uint64_t>(1, std::min(piece, bytes));
+  std::vector<unsigned char> buf(piece);
+  for (uint64_t i = 0; i < piece; ++i) buf[i] = static_cast<unsigned char>(i * 131 + rank);
+  if (rank == 0) ::unlink(path.c_str());
+  MPI_Barrier(comm);
+  auto fail = [&](const char* what) { throw IOError(std::string(what) + " " + path + ": " + std::strerror(errno)); };
+  PosixResult r;
+  // Pieces of all ranks interleave as the tiles of a dataset do: piece k of rank r
+  // lands at (k * size + r) * piece.
+  const uint64_t pieces = (bytes + piece - 1) / piece;
+  r.write_s = timed(comm, [&] {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
+    if (fd < 0) fail("cannot open");
+    for (uint64_t k = 0; k < pieces; ++k) {
+      uint64_t n = std::min(piece, bytes - k * piece);
+      if (::pwrite(fd, buf.data(), n, off_t((k * size + rank) * piece)) != ssize_t(n)) fail("pwrite failed on");
+    }
+    if (sync && ::fsync(fd) != 0) fail("fsync failed on");
+    ::close(fd);
+  });
+  r.read_s = timed(comm, [&] {
+    int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) fail("cannot open");
+    for (uint64_t k = 0; k < pieces; ++k) {
+      uint64_t n = std::min(piece, bytes - k * piece);
+      if (::pread(fd, buf.data(), n, off_t((k * size + rank) * piece)) != ssize_t(n)) fail("pread failed on");
+    }
+    ::close(fd);
+  });
+  MPI_Barrier(comm);
+  if (rank == 0) ::unlink(path.c_str());
+  return r;
+}
+
+std::string base_engine(const std::string& engine) {
+  if (!engine.empty() && engine.front() == '{') return nlohmann::json::parse(engine).value("engine", "hdf5");
+  return engine.empty() ? "hdf5" : engine;
+}
+
+std::string engine_label(const std::string& engine) {
+  if (engine.empty() || engine.front() != '{') return engine.empty() ? "hdf5" : engine;
+  // The base engine and its knobs, e.g. log{"aggregators":"all"}: distinct configurations stay apart.
+  auto cfg = nlohmann::json::parse(engine);
+  std::string base = cfg.value("engine", "hdf5");
+  std::string knobs = cfg.contains(base) ? cfg[base].dump() : "";
+  return base + knobs;
+}
+
+uint64_t engine_file_size(const std::string& engine, const std::string& path) {
+  uint64_t total = 0;
+  struct stat sb;
+  for (const auto& p : engine::make_engine(base_engine(engine))->files(path))
+    if (::stat(p.c_str(), &sb) == 0) total += uint64_t(sb.st_size);
+  return total;
+}
+
+void remove_engine_files(const std::string& engine, const std::string& path) {
+  for (const auto& p : engine::make_engine(base_engine(engine))->files(path)) ::unlink(p.c_str());
+  ::rmdir((path + ".loom").c_str());
+}
+
+}  // namespace h5loom::bench
