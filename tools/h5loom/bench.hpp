@@ -27,17 +27,26 @@ struct IotestOptions : CommonOptions {
 };
 int run_iotest(const IotestOptions& o);
 
+// QMCPACK restart: walkers written one at a time as small hyperslabs, then read.
+struct QmcpackOptions : CommonOptions {
+  uint64_t walkers_per_rank = 4000, particles = 32, state_size = 1024;
+  int repeat = 3;  // best of
+};
+int run_qmcpack(const QmcpackOptions& o);
+
 // ---- shared helpers (bench_common.cpp) ----
 
 // Seconds of wall time of fn, measured barrier to barrier, the maximum over ranks.
 double timed(MPI_Comm comm, const std::function<void()>& fn);
-// Plain POSIX: each rank pwrites `bytes` at `offset` of one shared file in
-// pieces of `piece` bytes (fsync at the end), then preads them back.
+// Plain POSIX: each rank pwrites `bytes` into one shared file in pieces of
+// `piece` bytes (fsync at the end unless !sync), then preads them back. The
+// pieces of all ranks interleave (as tiles of a dataset do), or each rank's
+// pieces are one contiguous run.
 struct PosixResult {
   double write_s = 0, read_s = 0;
 };
 PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes_per_rank, uint64_t piece,
-                        bool sync = true);
+                        bool sync = true, bool interleaved = true);
 // Total size of the files an engine keeps for `path`.
 uint64_t engine_file_size(const std::string& engine, const std::string& path);
 void remove_engine_files(const std::string& engine, const std::string& path);

@@ -23,7 +23,8 @@ double timed(MPI_Comm comm, const std::function<void()>& fn) {
   return most;
 }
 
-PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, uint64_t piece, bool sync) {
+PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, uint64_t piece, bool sync,
+                        bool interleaved) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -34,15 +35,18 @@ PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, 
   MPI_Barrier(comm);
   auto fail = [&](const char* what) { throw IOError(std::string(what) + " " + path + ": " + std::strerror(errno)); };
   PosixResult r;
-  // Pieces of all ranks interleave as the tiles of a dataset do: piece k of rank r
-  // lands at (k * size + r) * piece.
+  // Interleaved: piece k of rank r lands at (k * size + r) * piece; otherwise
+  // rank r's pieces follow each other from r * bytes.
   const uint64_t pieces = (bytes + piece - 1) / piece;
+  auto where = [&](uint64_t k) {
+    return off_t(interleaved ? (k * uint64_t(size) + uint64_t(rank)) * piece : uint64_t(rank) * bytes + k * piece);
+  };
   r.write_s = timed(comm, [&] {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
     if (fd < 0) fail("cannot open");
     for (uint64_t k = 0; k < pieces; ++k) {
       uint64_t n = std::min(piece, bytes - k * piece);
-      if (::pwrite(fd, buf.data(), n, off_t((k * size + rank) * piece)) != ssize_t(n)) fail("pwrite failed on");
+      if (::pwrite(fd, buf.data(), n, where(k)) != ssize_t(n)) fail("pwrite failed on");
     }
     if (sync && ::fsync(fd) != 0) fail("fsync failed on");
     ::close(fd);
@@ -52,7 +56,7 @@ PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, 
     if (fd < 0) fail("cannot open");
     for (uint64_t k = 0; k < pieces; ++k) {
       uint64_t n = std::min(piece, bytes - k * piece);
-      if (::pread(fd, buf.data(), n, off_t((k * size + rank) * piece)) != ssize_t(n)) fail("pread failed on");
+      if (::pread(fd, buf.data(), n, where(k)) != ssize_t(n)) fail("pread failed on");
     }
     ::close(fd);
   });

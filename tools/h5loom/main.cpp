@@ -249,13 +249,20 @@ int main(int argc, char** argv) {
   std::vector<std::string> bench_engines;
   auto* iotest = bench->add_subcommand("iotest", "hdf5-iotest: its ini format, its eight nested loops, its CSV columns");
   iotest->add_option("--ini", iotest_opts.ini, "configuration file (default: the built-in small ini)");
-  for (auto* b : {iotest}) {
+  h5loom::bench::QmcpackOptions qmc_opts;
+  auto* qmcpack = bench->add_subcommand("qmcpack", "QMCPACK restart: walkers written one at a time, then read back");
+  qmcpack->add_option("--walkers", qmc_opts.walkers_per_rank, "walkers per rank (default 4000)");
+  qmcpack->add_option("--particles", qmc_opts.particles, "particles per walker (default 32)");
+  qmcpack->add_option("--state-size", qmc_opts.state_size, "random-number state words per rank (default 1024)");
+  qmcpack->add_option("--repeat", qmc_opts.repeat, "best of this many runs (default 3)");
+  h5loom::bench::CommonOptions common;
+  for (auto* b : {iotest, qmcpack}) {
     b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)");
-    b->add_option("--dir", iotest_opts.dir, "directory for the files (shared by all ranks)");
-    b->add_option("--csv", iotest_opts.csv, "CSV output file (default: the ini's csv-file in --dir)");
-    b->add_flag("--keep-files", iotest_opts.keep_files, "keep the benchmark's files");
-    b->add_flag("!--no-progress", iotest_opts.progress, "no progress line");
-    b->add_flag("!--no-posix-sync", iotest_opts.posix_sync,
+    b->add_option("--dir", common.dir, "directory for the files (shared by all ranks)");
+    b->add_option("--csv", common.csv, "CSV output file (default: in --dir)");
+    b->add_flag("--keep-files", common.keep_files, "keep the benchmark's files");
+    b->add_flag("!--no-progress", common.progress, "no progress line");
+    b->add_flag("!--no-posix-sync", common.posix_sync,
                 "the POSIX baseline does not fsync (compare with engines that do not sync either)");
   }
 
@@ -273,9 +280,14 @@ int main(int argc, char** argv) {
     if (*info) return cmd_info(file, opts, out);
     if (*convert) return cmd_convert(file, out_file, opts, out_engine, out);
     if (*verify) return cmd_verify(file, out);
+    if (!bench_engines.empty()) common.engines = bench_engines;
     if (*iotest) {
-      if (!bench_engines.empty()) iotest_opts.engines = bench_engines;
+      static_cast<h5loom::bench::CommonOptions&>(iotest_opts) = common;
       return h5loom::bench::run_iotest(iotest_opts);
+    }
+    if (*qmcpack) {
+      static_cast<h5loom::bench::CommonOptions&>(qmc_opts) = common;
+      return h5loom::bench::run_qmcpack(qmc_opts);
     }
   } catch (const h5loom::Error& e) {
     std::fprintf(stderr, "h5loom: error: %s\n", e.what());

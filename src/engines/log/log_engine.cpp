@@ -765,46 +765,94 @@ class LogEngine final : public engine::Engine {
       return std::tie(a.entry->epoch, a.entry->rank, a.entry->counter) <
              std::tie(b.entry->epoch, b.entry->rank, b.entry->counter);
     });
+    // What each hit needs: the checksum units covering its bytes. A large block
+    // that lands whole and contiguous in the output is read straight there;
+    // the others are staged, and staged reads that lie close together in the
+    // log are merged into one (a rank's many small writes were appended together).
     const uint64_t unit = f.header.checksum_unit;
-    std::vector<unsigned char> buf;
+    struct Need {
+      const BlockEntry* e;
+      Dims in_entry, in_dense, count;
+      uint64_t r0, r1;            // unit-aligned byte range within the block
+      unsigned char* direct;      // the output, or null: staged
+      std::size_t staged = 0;     // offset in the staging buffer
+    };
+    constexpr uint64_t kDirectMin = 1 << 20, kGap = 64 << 10, kBatch = 256ull << 20;
+    std::vector<Need> needs;
+    needs.reserve(hits.size());
     Dims s, c;
     for (const auto& h : hits) {
       const BlockEntry& e = *h.entry;
       intersect(e.start, e.count, h.box->start, h.box->count, s, c);
-      Dims in_entry(s.size()), last(s.size()), in_dense(s.size());
+      Need n{&e, Dims(s.size()), Dims(s.size()), c, 0, 0, nullptr};
+      Dims last(s.size());
       for (std::size_t d = 0; d < s.size(); ++d) {
-        in_entry[d] = s[d] - e.start[d];
-        last[d] = in_entry[d] + c[d] - 1;
-        in_dense[d] = h.box->dense_start[d] + (s[d] - h.box->start[d]);
+        n.in_entry[d] = s[d] - e.start[d];
+        last[d] = n.in_entry[d] + c[d] - 1;
+        n.in_dense[d] = h.box->dense_start[d] + (s[d] - h.box->start[d]);
       }
-      // Read the checksum units that cover the bytes needed, and check them. When
-      // the whole block lands as one contiguous piece of the output, read it there.
-      bool whole = c == e.count, contiguous = true;
-      for (std::size_t d = 1; d < c.size(); ++d) contiguous = contiguous && c[d] == dense[d];
-      uint64_t b0 = linear_index(in_entry, e.count) * es, b1 = (linear_index(last, e.count) + 1) * es;
-      uint64_t u0 = b0 / unit, u1 = (b1 + unit - 1) / unit;
-      uint64_t r0 = u0 * unit, r1 = std::min(u1 * unit, e.nbytes);
-      unsigned char* into = nullptr;
-      if (whole && contiguous) {
-        into = dst + linear_index(in_dense, dense) * es;
-      } else {
-        buf.resize(r1 - r0);
-        into = buf.data();
-      }
-      std::string what = "dataset '" + path + "' in " + f.where() + ": block at log offset " +
-                         std::to_string(e.offset) + " (epoch " + std::to_string(e.epoch) + ", rank " +
-                         std::to_string(e.rank) + ")";
-      pread_all(f.log_fd, into, r1 - r0, e.offset + r0, "reading " + what);
       if (e.unit_crcs.size() != (e.nbytes + unit - 1) / unit)
-        throw CorruptionError("checksum list of " + what + " has the wrong length");
-      for (uint64_t u = u0; u < u1; ++u) {
-        uint64_t a = u * unit - r0, n = std::min(unit, e.nbytes - u * unit);
-        if (crc32c(into + a, n) != e.unit_crcs[u])
-          throw CorruptionError("checksum mismatch in " + what + ", bytes " + std::to_string(u * unit) + ".." +
-                                std::to_string(u * unit + n) + " of the block");
-      }
-      if (into == buf.data()) copy_subbox(buf.data(), e.count, in_entry, dst, dense, in_dense, c, es, r0);
+        throw CorruptionError("checksum list of " + describe_block(f, path, e) + " has the wrong length");
+      uint64_t b0 = linear_index(n.in_entry, e.count) * es, b1 = (linear_index(last, e.count) + 1) * es;
+      n.r0 = b0 / unit * unit;
+      n.r1 = std::min((b1 + unit - 1) / unit * unit, e.nbytes);
+      bool contiguous = c == e.count;
+      for (std::size_t d = 1; d < c.size(); ++d) contiguous = contiguous && c[d] == dense[d];
+      if (contiguous && e.nbytes >= kDirectMin) n.direct = dst + linear_index(n.in_dense, dense) * es;
+      needs.push_back(std::move(n));
     }
+    std::vector<unsigned char> staging;
+    for (std::size_t begin = 0; begin < needs.size();) {
+      // A batch of needs (in write order) whose staged bytes stay under kBatch.
+      std::size_t end = begin;
+      uint64_t staged = 0;
+      while (end < needs.size() && (end == begin || staged < kBatch)) {
+        if (!needs[end].direct) staged += needs[end].r1 - needs[end].r0;
+        ++end;
+      }
+      // Staged reads, merged in log order.
+      std::vector<Need*> order;
+      for (std::size_t i = begin; i < end; ++i)
+        if (!needs[i].direct) order.push_back(&needs[i]);
+      std::sort(order.begin(), order.end(),
+                [](const Need* a, const Need* b) { return a->e->offset + a->r0 < b->e->offset + b->r0; });
+      struct Span { uint64_t from, to; std::size_t at; };
+      std::vector<Span> spans;
+      uint64_t total = 0;
+      for (Need* n : order) {
+        uint64_t from = n->e->offset + n->r0, to = n->e->offset + n->r1;
+        if (spans.empty() || from > spans.back().to + kGap || from < spans.back().from) {
+          spans.push_back({from, to, total});
+        } else if (to > spans.back().to) {
+          spans.back().to = to;
+        }
+        total = spans.back().at + (spans.back().to - spans.back().from);
+        n->staged = spans.back().at + (from - spans.back().from);
+      }
+      staging.resize(total);
+      for (const auto& sp : spans)
+        pread_all(f.log_fd, staging.data() + sp.at, sp.to - sp.from, sp.from, "reading dataset '" + path + "' in " + f.where());
+      // Then every need of the batch, in write order: read direct ones, check, copy.
+      for (std::size_t i = begin; i < end; ++i) {
+        Need& n = needs[i];
+        const BlockEntry& e = *n.e;
+        unsigned char* bytes = n.direct ? n.direct : staging.data() + n.staged;
+        if (n.direct) pread_all(f.log_fd, bytes, n.r1 - n.r0, e.offset + n.r0, "reading " + describe_block(f, path, e));
+        for (uint64_t at = n.r0; at < n.r1; at += unit) {
+          uint64_t len = std::min(unit, e.nbytes - at);
+          if (crc32c(bytes + (at - n.r0), len) != e.unit_crcs[at / unit])
+            throw CorruptionError("checksum mismatch in " + describe_block(f, path, e) + ", bytes " +
+                                  std::to_string(at) + ".." + std::to_string(at + len) + " of the block");
+        }
+        if (!n.direct) copy_subbox(bytes, e.count, n.in_entry, dst, dense, n.in_dense, n.count, es, n.r0);
+      }
+      begin = end;
+    }
+  }
+
+  static std::string describe_block(const LogFile& f, const std::string& path, const BlockEntry& e) {
+    return "dataset '" + path + "' in " + f.where() + ": block at log offset " + std::to_string(e.offset) +
+           " (epoch " + std::to_string(e.epoch) + ", rank " + std::to_string(e.rank) + ")";
   }
 
   Settings settings_;
