@@ -53,5 +53,7 @@ void remove_engine_files(const std::string& engine, const std::string& path);
 // A short label for an engine configuration ("hdf5", "log", or the JSON's engine name).
 std::string engine_label(const std::string& engine);
 std::string base_engine(const std::string& engine);
+// A CSV field: quoted, with quotes doubled (engine labels hold JSON, commas included).
+std::string csv_field(const std::string& s);
 
 }  // namespace h5loom::bench

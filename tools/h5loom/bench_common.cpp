@@ -79,6 +79,12 @@ std::string engine_label(const std::string& engine) {
   return base + knobs;
 }
 
+std::string csv_field(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
 uint64_t engine_file_size(const std::string& engine, const std::string& path) {
   uint64_t total = 0;
   struct stat sb;

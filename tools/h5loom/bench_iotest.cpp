@@ -367,7 +367,7 @@ int run_iotest(const IotestOptions& o) {
                        na(k.fill ? "true" : "false").c_str(), na(k.libver).c_str(),
                        na(nranks == 1 ? c.single_process : k.io).c_str(), wall, (unsigned long long)fsize, mins[0],
                        maxs[0], mins[1], maxs[1], mins[2], maxs[2], mins[3], maxs[3], mins[4], maxs[4],
-                       engine_label(engine).c_str(), posix.write_s, posix.read_s, wr, rr);
+                       csv_field(engine_label(engine)).c_str(), posix.write_s, posix.read_s, wr, rr);
           std::fflush(csv);
           ++done;
           if (tty)
