@@ -27,12 +27,24 @@ struct IotestOptions : CommonOptions {
 };
 int run_iotest(const IotestOptions& o);
 
-// QMCPACK restart: walkers written one at a time as small hyperslabs, then read.
-struct QmcpackOptions : CommonOptions {
-  uint64_t walkers_per_rank = 4000, particles = 32, state_size = 1024;
+// The application kernels (bench_kernels.cpp); each verifies what it reads.
+struct KernelOptions : CommonOptions {
   int repeat = 3;  // best of
+  // qmcpack: walkers per rank written one at a time, particles per walker, RNG state words per rank
+  uint64_t walkers = 4000, walker_particles = 32, state_size = 1024;
+  // vpic and hacc: particles per rank, time steps
+  uint64_t particles = 1 << 19, steps = 2;
+  // amrex: cells per side of the cubic domain, max_grid_size, components
+  uint64_t cells = 128, max_grid_size = 32, components = 4;
+  // e3sm: decomposition map (.dat) and variables per map
+  std::string map;
+  uint64_t variables = 20;
 };
-int run_qmcpack(const QmcpackOptions& o);
+int run_qmcpack(const KernelOptions& o);
+int run_vpic(const KernelOptions& o);
+int run_hacc(const KernelOptions& o);
+int run_amrex(const KernelOptions& o);
+int run_e3sm(const KernelOptions& o);
 
 // ---- shared helpers (bench_common.cpp) ----
 

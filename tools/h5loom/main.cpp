@@ -249,14 +249,27 @@ int main(int argc, char** argv) {
   std::vector<std::string> bench_engines;
   auto* iotest = bench->add_subcommand("iotest", "hdf5-iotest: its ini format, its eight nested loops, its CSV columns");
   iotest->add_option("--ini", iotest_opts.ini, "configuration file (default: the built-in small ini)");
-  h5loom::bench::QmcpackOptions qmc_opts;
+  h5loom::bench::KernelOptions kopts;
   auto* qmcpack = bench->add_subcommand("qmcpack", "QMCPACK restart: walkers written one at a time, then read back");
-  qmcpack->add_option("--walkers", qmc_opts.walkers_per_rank, "walkers per rank (default 4000)");
-  qmcpack->add_option("--particles", qmc_opts.particles, "particles per walker (default 32)");
-  qmcpack->add_option("--state-size", qmc_opts.state_size, "random-number state words per rank (default 1024)");
-  qmcpack->add_option("--repeat", qmc_opts.repeat, "best of this many runs (default 3)");
+  qmcpack->add_option("--walkers", kopts.walkers, "walkers per rank (default 4000)");
+  qmcpack->add_option("--particles", kopts.walker_particles, "particles per walker (default 32)");
+  qmcpack->add_option("--state-size", kopts.state_size, "random-number state words per rank (default 1024)");
+  auto* vpic = bench->add_subcommand("vpic", "VPIC-IO: 8 particle arrays per step; BD-CATS-style full and partial reads");
+  vpic->add_option("--particles", kopts.particles, "particles per rank (default 524288)");
+  vpic->add_option("--steps", kopts.steps, "time steps (default 2)");
+  auto* hacc = bench->add_subcommand("hacc", "HACC GenericIO: 9 variables, ±1 % counts, CRC-64 per variable and rank");
+  hacc->add_option("--particles", kopts.particles, "particles per rank, about (default 524288)");
+  auto* amrex = bench->add_subcommand("amrex", "AMReX plotfile: a grid in boxes of max_grid_size, one dataset per level");
+  amrex->add_option("--cells", kopts.cells, "cells per side of the cubic domain (default 128)");
+  amrex->add_option("--max-grid-size", kopts.max_grid_size, "largest box side (default 32)");
+  amrex->add_option("--components", kopts.components, "components per cell (default 4)");
+  auto* e3sm = bench->add_subcommand("e3sm", "E3SM: writes driven by a PIO decomposition map, many variables");
+  e3sm->add_option("--map", kopts.map, "decomposition map (.dat, PIO format)")->required();
+  e3sm->add_option("--variables", kopts.variables, "variables written with the map (default 20)");
+  for (auto* b : {qmcpack, vpic, hacc, amrex, e3sm})
+    b->add_option("--repeat", kopts.repeat, "best of this many runs (default 3)");
   h5loom::bench::CommonOptions common;
-  for (auto* b : {iotest, qmcpack}) {
+  for (auto* b : {iotest, qmcpack, vpic, hacc, amrex, e3sm}) {
     b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)");
     b->add_option("--dir", common.dir, "directory for the files (shared by all ranks)");
     b->add_option("--csv", common.csv, "CSV output file (default: in --dir)");
@@ -285,10 +298,12 @@ int main(int argc, char** argv) {
       static_cast<h5loom::bench::CommonOptions&>(iotest_opts) = common;
       return h5loom::bench::run_iotest(iotest_opts);
     }
-    if (*qmcpack) {
-      static_cast<h5loom::bench::CommonOptions&>(qmc_opts) = common;
-      return h5loom::bench::run_qmcpack(qmc_opts);
-    }
+    static_cast<h5loom::bench::CommonOptions&>(kopts) = common;
+    if (*qmcpack) return h5loom::bench::run_qmcpack(kopts);
+    if (*vpic) return h5loom::bench::run_vpic(kopts);
+    if (*hacc) return h5loom::bench::run_hacc(kopts);
+    if (*amrex) return h5loom::bench::run_amrex(kopts);
+    if (*e3sm) return h5loom::bench::run_e3sm(kopts);
   } catch (const h5loom::Error& e) {
     std::fprintf(stderr, "h5loom: error: %s\n", e.what());
     return 1;

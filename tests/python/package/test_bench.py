@@ -61,11 +61,31 @@ def test_iotest_rejects_a_bad_ini(tmp_path):
     assert "process-rows x process-columns = 1 x 3" in res.stderr and "2" in res.stderr
 
 
-@pytest.mark.parametrize("ranks", [1, 2])
-def test_qmcpack_verifies_on_every_engine(tmp_path, ranks):
-    out = bench(ranks, "qmcpack", "--walkers", "50", "--particles", "4", "--repeat", "1", "--engine", "hdf5",
-                "--engine", "log", "--dir", str(tmp_path), cwd=tmp_path)
-    rows = list(csv.DictReader(open(tmp_path / "qmcpack.csv")))
+KERNELS = {
+    "qmcpack": ["--walkers", "50", "--particles", "4", "--state-size", "16"],
+    "vpic": ["--particles", "1000", "--steps", "2"],
+    "hacc": ["--particles", "2000"],
+    "amrex": ["--cells", "16", "--max-grid-size", "8", "--components", "2"],
+    "e3sm": ["--map", str(SOURCE / "bench/e3sm/f_case_866x72_16p.dat"), "--variables", "2"],
+}
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 4])
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_kernels_verify_on_every_engine(tmp_path, kernel, ranks):
+    out = bench(ranks, kernel, *KERNELS[kernel], "--repeat", "1", "--engine", "hdf5", "--engine", "log",
+                "--dir", str(tmp_path), cwd=tmp_path)
+    rows = list(csv.DictReader(open(tmp_path / f"{kernel}.csv")))
     assert [r["engine"] for r in rows] == ["hdf5", "log"]
-    assert all(r["verified"] == "yes" and int(r["ranks"]) == ranks for r in rows)
-    assert "log engine writes" in out
+    assert all(r["kernel"] == kernel and r["verified"] == "yes" and int(r["ranks"]) == ranks for r in rows)
+    assert all(float(r["write-ratio"]) > 0 and float(r["read-ratio"]) > 0 for r in rows)
+    assert "w/POSIX" in out
+
+
+def test_e3sm_rejects_a_bad_map(tmp_path):
+    bad = tmp_path / "bad.dat"
+    bad.write_text("version 2001 npes 2 ndims 1\n10\n0 2\n1 2\n1 1\n99\n")
+    cmd = [MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", "1", str(BUILD / "h5loom"), "bench", "e3sm",
+           "--map", str(bad), "--dir", str(tmp_path)]
+    res = subprocess.run(cmd, env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
+    assert res.returncode != 0 and "offset 99 outside the [10] array" in res.stderr, res.stderr

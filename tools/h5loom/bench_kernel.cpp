@@ -1,0 +1,86 @@
+// The frame of the application kernels: best-of-N timing of a write phase
+// (create to close) and a read phase (open, read, check, close) on every
+// engine, beside the POSIX baseline, with a table and a CSV.
+#include <cstdio>
+#include <map>
+
+#include "bench_kernel.hpp"
+
+namespace h5loom::bench {
+
+int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nranks);
+  const std::string path = o.dir + "/" + k.name + ".h5";
+  uint64_t total_bytes = 0;
+  MPI_Allreduce(&k.bytes_per_rank, &total_bytes, 1, MPI_UINT64_T, MPI_SUM, comm);
+  const double mib = total_bytes / 1048576.0;
+  if (rank == 0) std::printf("%s: %d ranks, %s; %.1f MiB in all, best of %d\n", k.name.c_str(), nranks,
+                             k.description.c_str(), mib, repeat);
+
+  PosixResult posix{1e300, 1e300};
+  for (int rep = 0; rep < repeat; ++rep) {
+    auto p = posix_limit(comm, path + ".posix", k.bytes_per_rank, k.posix_piece, o.posix_sync, k.posix_interleaved);
+    posix.write_s = std::min(posix.write_s, p.write_s), posix.read_s = std::min(posix.read_s, p.read_s);
+  }
+  std::FILE* csv = nullptr;
+  const std::string csv_path = o.csv.empty() ? o.dir + "/" + k.name + ".csv" : o.csv;
+  if (rank == 0) {
+    csv = std::fopen(csv_path.c_str(), "w");
+    if (!csv) throw IOError("cannot write CSV file '" + csv_path + "'");
+    std::fprintf(csv, "kernel,engine,ranks,bytes,write [s],read [s],posix-write [s],posix-read [s],write-ratio,"
+                      "read-ratio,verified\n");
+    std::printf("plain POSIX (%s): write %.1f MiB/s, read %.1f MiB/s\n\n", k.posix_description.c_str(),
+                mib / posix.write_s, mib / posix.read_s);
+    std::printf("%-40s %12s %12s %10s %10s\n", "engine", "write MiB/s", "read MiB/s", "w/POSIX", "r/POSIX");
+  }
+  int exit_code = 0;
+  std::map<std::string, double> write_time;
+  for (const auto& engine : o.engines) {
+    double best_w = 1e300, best_r = 1e300;
+    uint64_t wrong_total = 0;
+    FileOptions fo;
+    fo.engine = engine;
+    fo.comm = comm;
+    for (int rep = 0; rep < repeat; ++rep) {
+      if (rank == 0) remove_engine_files(engine, path);
+      MPI_Barrier(comm);
+      best_w = std::min(best_w, timed(comm, [&] {
+                          auto f = File::create(path, fo);
+                          k.write(f);
+                          f.close();
+                        }));
+      uint64_t wrong = 0;
+      best_r = std::min(best_r, timed(comm, [&] {
+                          auto f = File::open(path, Mode::Read, fo);
+                          wrong = k.read(f);
+                          f.close();
+                        }));
+      MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
+      wrong_total += wrong;
+    }
+    write_time[engine_label(engine)] = best_w;
+    if (rank == 0) {
+      std::printf("%-40s %12.1f %12.1f %10.2f %10.2f%s\n", engine_label(engine).c_str(), mib / best_w, mib / best_r,
+                  posix.write_s / best_w, posix.read_s / best_r, wrong_total ? "  WRONG VALUES READ BACK" : "");
+      std::fprintf(csv, "%s,%s,%d,%llu,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%s\n", k.name.c_str(),
+                   csv_field(engine_label(engine)).c_str(), nranks, (unsigned long long)total_bytes, best_w, best_r,
+                   posix.write_s, posix.read_s, posix.write_s / best_w, posix.read_s / best_r,
+                   wrong_total ? "no" : "yes");
+    }
+    if (wrong_total) exit_code = 4;
+    if (rank == 0 && !o.keep_files) remove_engine_files(engine, path);
+  }
+  if (rank == 0) {
+    if (write_time.count("hdf5") && write_time.count("log"))
+      std::printf("\nlog engine writes %.1fx as fast as the hdf5 engine (both with their defaults)\n",
+                  write_time["hdf5"] / write_time["log"]);
+    std::printf("CSV: %s\n", csv_path.c_str());
+    std::fclose(csv);
+  }
+  return exit_code;
+}
+
+}  // namespace h5loom::bench
