@@ -5,6 +5,7 @@ import csv
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -47,6 +48,20 @@ def test_iotest_runs_every_case_on_every_engine(tmp_path, ranks):
     assert all(r[col["fmt"]] == "n/a" for r in rows if r[col["engine"]] == "log")
     assert {r[col["fmt"]] for r in rows if r[col["engine"]] == "hdf5"} == {"earliest", "latest"}
     assert "write / POSIX" in out
+
+
+def test_plots_are_made_from_the_csv(tmp_path):
+    bench(2, "iotest", "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--engine", "hdf5", "--engine", "log",
+          "--dir", str(tmp_path), cwd=tmp_path)
+    res = subprocess.run([sys.executable, str(SOURCE / "tools/bench_plot.py"), str(tmp_path / "iotest-tiny.csv"),
+                          "-o", str(tmp_path / "plots")], capture_output=True, text=True, timeout=300, env=CLEAN_ENV)
+    assert res.returncode == 0, res.stderr
+    for name in ("iotest-tiny-2ranks-write.png", "iotest-tiny-2ranks-read.png"):
+        png = tmp_path / "plots" / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = subprocess.run([sys.executable, str(SOURCE / "tools/bench_summary.py"), str(tmp_path / "iotest-tiny.csv")],
+                             capture_output=True, text=True, timeout=60)
+    assert summary.returncode == 0 and "log against hdf5" in summary.stdout, summary.stderr
 
 
 def test_iotest_rejects_a_bad_ini(tmp_path):
