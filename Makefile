@@ -8,7 +8,7 @@ PYTHON  := $(VENV)/bin/python
 MPIRUN  := mpirun --oversubscribe --allow-run-as-root
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps venv python build demo test conformance-table clean distclean
+.PHONY: all deps venv python build demo test bench conformance-table clean distclean
 
 all: build
 
@@ -43,6 +43,22 @@ test: build
 	rm -rf $(BUILD)/conformance
 	ctest --test-dir $(BUILD) --output-on-failure --timeout 900; status=$$?; \
 	  $(PYTHON) tools/conformance_table.py $(BUILD)/conformance; exit $$status
+
+# The standard benchmark set (docs/benchmarks.md): iotest and every kernel on
+# hdf5 and log at 2 and 4 ranks; CSVs, summaries and plots in $(BUILD)/bench.
+BENCH_DIR     ?= $(BUILD)/bench
+BENCH_ENGINES ?= --engine hdf5 --engine log
+bench: build
+	@mkdir -p $(BENCH_DIR)
+	for np in 2 4; do \
+	  d=$(BENCH_DIR)/np$$np; mkdir -p $$d; \
+	  $(MPIRUN) -n $$np $(BUILD)/h5loom bench iotest $(BENCH_ENGINES) --dir $$d || exit 1; \
+	  for k in qmcpack vpic hacc amrex; do \
+	    $(MPIRUN) -n $$np $(BUILD)/h5loom bench $$k $(BENCH_ENGINES) --dir $$d || exit 1; done; \
+	  $(MPIRUN) -n $$np $(BUILD)/h5loom bench e3sm --map bench/e3sm/f_case_866x72_16p.dat $(BENCH_ENGINES) --dir $$d || exit 1; \
+	  $(PYTHON) tools/bench_summary.py $$d/iotest.csv; \
+	done
+	$(PYTHON) tools/bench_plot.py $(BENCH_DIR)/np2/*.csv $(BENCH_DIR)/np4/*.csv -o $(BENCH_DIR)/plots
 
 conformance-table:
 	$(PYTHON) tools/conformance_table.py $(BUILD)/conformance

@@ -54,33 +54,38 @@ def sweep_plots(path, rows, out):
 
 
 def scaling_plot(tables, out):
-    """Median bandwidth (MiB/s) against ranks, per benchmark and engine."""
+    """Bandwidth (MiB/s) of each kernel against ranks, per engine (iotest CSVs have their own plots)."""
     series = defaultdict(dict)  # (bench, engine, what) -> {ranks: MiB/s}
     for rows in tables:
         for engine in {r["engine"] for r in rows}:
             rs = [r for r in rows if r["engine"] == engine]
-            if "kernel" in rs[0]:
-                bench, ranks = rs[0]["kernel"], int(rs[0]["ranks"])
-                mib = int(rs[0]["bytes"]) / 1048576
-                w = statistics.median(mib / float(r["write [s]"]) for r in rs)
-                rd = statistics.median(mib / float(r["read [s]"]) for r in rs)
-            else:
-                bench, ranks = "iotest", int(rs[0]["proc-rows"]) * int(rs[0]["proc-cols"])
-                w = statistics.median(float(r["write-ratio"]) for r in rs)
-                rd = statistics.median(float(r["read-ratio"]) for r in rs)
+            if "kernel" not in rs[0]:
+                continue
+            bench, ranks = rs[0]["kernel"], int(rs[0]["ranks"])
+            mib = int(rs[0]["bytes"]) / 1048576
+            w = statistics.median(mib / float(r["write [s]"]) for r in rs)
+            rd = statistics.median(mib / float(r["read [s]"]) for r in rs)
             series[(bench, engine, "write")][ranks] = w
             series[(bench, engine, "read")][ranks] = rd
     if not any(len(v) > 1 for v in series.values()):
         return []
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    benches = sorted({b for b, _, _ in series})
+    colours = {b: plt.cm.tab10(i % 10) for i, b in enumerate(benches)}
+    ranks_seen = set()
     for (bench, engine, what), pts in sorted(series.items()):
         ax = axes[0 if what == "write" else 1]
         xs = sorted(pts)
-        ax.plot(xs, [pts[x] for x in xs], marker="o", label=f"{bench} {engine}")
+        ranks_seen.update(xs)
+        ax.plot(xs, [pts[x] for x in xs], marker="o", color=colours[bench],
+                linestyle="-" if engine == "hdf5" else "--", label=f"{bench} {engine}")
     for ax, what in zip(axes, ("write", "read")):
         ax.set_xlabel("ranks")
-        ax.set_ylabel(f"{what}: MiB/s (kernels) or ratio to POSIX (iotest median)")
-        ax.legend(fontsize=7)
+        ax.set_xticks(sorted(ranks_seen))
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{what} bandwidth [MiB/s]")
+        ax.set_title(f"kernels: {what} (solid hdf5, dashed others)")
+    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     target = out / "scaling.png"
     fig.savefig(target, dpi=110)
