@@ -45,6 +45,7 @@ from . import _core
 from ._core import Selection
 
 from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
+from . import profile  # noqa: E402  (h5loom.profile.load)
 
 __version__ = "0.1.0"
 __all__ = [

@@ -6,10 +6,19 @@
 #include <cstring>
 
 #include "core/file_state.hpp"
+#include "profile/profiler.hpp"
 
 namespace h5loom {
 
 namespace detail {
+
+// The byte offset, in the dataset's row-major order, of a selection's first element (for the profile).
+uint64_t selection_byte_offset(const Selection& sel, const DatasetInfo& info) {
+  if (sel.kind() != Selection::Kind::Hyperslab) return 0;
+  uint64_t i = 0;
+  for (std::size_t d = 0; d < info.shape.size(); ++d) i = i * info.shape[d] + sel.start()[d];
+  return i * datatype_size(info.dtype);
+}
 
 std::string normalize_path(const std::string& path) {
   std::string out;
@@ -64,6 +73,7 @@ void FileState::flush_pending() {
 
 void FileState::close() {
   if (!open) return;
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "close", filename);
   open = false;  // even if the engine fails below, the handle is gone
   struct FreeComm {
     MPI_Comm& c;
@@ -115,6 +125,7 @@ static void check_attribute_name(const std::string& name, const std::string& obj
 
 void Object::set_attribute(const std::string& name, const AttributeValue& value) {
   auto& f = state();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "set_attribute", f.filename + ":" + path_);
   f.require_writable("write attribute '" + name + "' on '" + path_ + "'");
   check_attribute_name(name, path_, f);
   f.engine->write_attribute(*f.handle, path_, name, value);
@@ -122,6 +133,7 @@ void Object::set_attribute(const std::string& name, const AttributeValue& value)
 
 AttributeValue Object::attribute(const std::string& name) const {
   auto& f = state();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "get_attribute", f.filename + ":" + path_);
   f.require_open("read attribute '" + name + "' of '" + path_ + "'");
   check_attribute_name(name, path_, f);
   if (!f.engine->has_attribute(*f.handle, path_, name))
@@ -194,6 +206,7 @@ void Group::require_kind(const std::string& abs, ObjectKind want) const {
 Group Group::create_group(const std::string& path) {
   auto& f = state();
   std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_group", f.filename + ":" + abs);
   f.require_writable("create group '" + abs + "'");
   if (abs == "/") throw ExistsError("group '/' already exists in " + f.describe_file());
   create_parents(abs);
@@ -243,6 +256,7 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
 Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) {
   auto& f = state();
   std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_dataset", f.filename + ":" + abs);
   f.require_writable("create dataset '" + abs + "'");
   validate_spec(spec, abs, f);
   create_parents(abs);
@@ -293,6 +307,7 @@ Dims Dataset::chunks() const { return info().chunks; }
 
 void Dataset::extend(const Dims& new_shape) {
   auto& f = state();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "extend", f.filename + ":" + path_);
   f.require_writable("extend dataset '" + path_ + "'");
   const DatasetInfo& cur = info();
   auto where = "dataset '" + path_ + "' in " + f.describe_file();
@@ -343,6 +358,8 @@ void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, 
   auto& f = state();
   f.require_writable("write dataset '" + path_ + "'");
   check_transfer(f, path_, info(), sel, dtype, data, n, "write");
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Write, "write", f.filename + ":" + path_,
+                      detail::selection_byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
   if (n == 0) return;  // nothing to move; the rank still joins the collective flush
   detail::PendingWrite p;
   p.request.dataset = path_;
@@ -357,6 +374,8 @@ void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::siz
   auto& f = state();
   f.require_open("read dataset '" + path_ + "'");
   check_transfer(f, path_, info(), sel, dtype, out, n, "read");
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read", f.filename + ":" + path_,
+                      detail::selection_byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
   f.flush_pending();  // a read sees every write issued before it
   f.engine->read(*f.handle, path_, sel, dtype, out);
 }
@@ -377,6 +396,8 @@ static std::string resolve_engine_config(const FileOptions& options, const std::
 
 static std::shared_ptr<FileState> open_state(const std::string& filename, Mode mode, const FileOptions& options) {
   ensure_mpi();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta,
+                      mode == Mode::Create || mode == Mode::CreateExclusive ? "create" : "open", filename);
   if (filename.empty()) throw UsageError("empty file name");
   auto st = std::make_shared<FileState>();
   st->filename = filename;
@@ -411,6 +432,7 @@ File File::open(const std::string& filename, Mode mode, const FileOptions& optio
 void File::flush() {
   auto& f = state();
   f.require_open("flush");
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "flush", f.filename);
   f.flush_pending();
   f.engine->flush(*f.handle);
 }

@@ -4,7 +4,8 @@
 //   {"engine": "hdf5", "wrappers": ["collcheck"], "hdf5": {"transfer": "independent"}}
 //
 // Wrappers are listed outermost first. H5LOOM_CHECK_COLLECTIVE=1 adds the
-// collcheck wrapper on top of whatever was configured.
+// collcheck wrapper on top of whatever was configured, H5LOOM_PROFILE=DIR the
+// trace wrapper on top of that.
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -27,6 +28,7 @@ const std::map<std::string, EngineFactory>& engines() {
 const std::map<std::string, WrapperFactory>& wrappers() {
   static const std::map<std::string, WrapperFactory> table = {
       {"collcheck", make_collcheck_wrapper},
+      {"trace", make_trace_wrapper},
   };
   return table;
 }
@@ -109,6 +111,9 @@ std::unique_ptr<Engine> make_engine(const std::string& config) {
   }
   if (env_flag("H5LOOM_CHECK_COLLECTIVE") && std::find(stack.begin(), stack.end(), "collcheck") == stack.end())
     stack.insert(stack.begin(), "collcheck");
+  // H5LOOM_PROFILE=DIR records the engine layer with the trace wrapper, outermost.
+  if (const char* p = std::getenv("H5LOOM_PROFILE"); p && *p && std::find(stack.begin(), stack.end(), "trace") == stack.end())
+    stack.insert(stack.begin(), "trace");
   // Listed outermost first: wrap from the innermost outwards.
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     auto wf = wrappers().find(*it);

@@ -57,5 +57,6 @@ std::unique_ptr<Engine> make_hdf5_engine(Knobs& knobs);
 std::unique_ptr<Engine> make_log_engine(Knobs& knobs);
 // Wrappers.
 std::unique_ptr<Engine> make_collcheck_wrapper(Knobs& knobs, std::unique_ptr<Engine> inner);
+std::unique_ptr<Engine> make_trace_wrapper(Knobs& knobs, std::unique_ptr<Engine> inner);
 
 }  // namespace h5loom::engine
