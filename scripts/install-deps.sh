@@ -8,6 +8,7 @@ packages=(
   python3 python3-venv python3-pip python3-dev
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
   libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev
+  chromium chromium-driver
 )
 
 missing=()

@@ -13,6 +13,10 @@ def binary() -> pathlib.Path:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["report"]:  # the report is written in Python (h5loom.report)
+        from .report import main as report_main
+
+        sys.exit(report_main(sys.argv[2:]))
     exe = binary()
     if not exe.exists():
         sys.exit(f"h5loom: the bundled command is missing at {exe}; reinstall the package")

@@ -6,11 +6,17 @@
 //   h5loom convert IN OUT     copy into a new file (default: a native HDF5 file), in parallel under mpirun
 //   h5loom verify FILE        check every checksum (log engine) or read every dataset
 //   h5loom bench NAME         benchmarks through any engine, against plain POSIX (docs/benchmarks.md)
+//   h5loom report DIR         an HTML page from a profile (H5LOOM_PROFILE=DIR); runs the Python
+//                             module h5loom.report, which must be importable by python3 ($H5LOOM_PYTHON)
 //
-// It runs as one process or under mpirun (rank 0 prints). A later issue adds
-// report here.
+// It runs as one process or under mpirun (rank 0 prints).
 #include <sys/stat.h>
 
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <vector>
 #include <CLI/CLI.hpp>
 #include <cinttypes>
 #include <cstdio>
@@ -216,6 +222,19 @@ int cmd_verify(const std::string& file, const Printer& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `report` is written in Python (python/h5loom/report.py): hand over to it.
+  if (argc > 1 && std::string(argv[1]) == "report") {
+    const char* py = std::getenv("H5LOOM_PYTHON");
+    std::string python = py && *py ? py : "python3";
+    std::vector<char*> args{const_cast<char*>(python.c_str()), const_cast<char*>("-m"),
+                            const_cast<char*>("h5loom.report")};
+    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    ::execvp(python.c_str(), args.data());
+    std::fprintf(stderr, "h5loom report: cannot run %s -m h5loom.report: %s (set H5LOOM_PYTHON to a Python "
+                 "with the h5loom package, e.g. .venv/bin/python)\n", python.c_str(), std::strerror(errno));
+    return 1;
+  }
   CLI::App app{"h5loom: look into h5loom files (any engine)", "h5loom"};
   app.require_subcommand(1);
   std::string file, path, engine;
