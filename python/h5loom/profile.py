@@ -77,8 +77,9 @@ def load(directory: Any) -> Profile:
             counters.append(dict(c, rank=rank))
         raw = np.fromfile(path.with_suffix(".trace"), dtype=RECORD_DTYPE) if path.with_suffix(".trace").exists() \
             else np.zeros(0, dtype=RECORD_DTYPE)
-        if len(raw) != m.get("events", len(raw)):
+        if len(raw) < m["events"]:
             raise ValueError(f"{path.with_suffix('.trace')}: {len(raw)} records, the counters say {m['events']}")
+        raw = raw[:m["events"]]  # records appended after the counters were last written are not counted yet
         t = np.zeros(len(raw), dtype=out_dtype)
         for name in ("start", "end", "offset", "size"):
             t[name] = raw[name]

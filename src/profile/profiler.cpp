@@ -1,7 +1,7 @@
 // The profiler behind H5LOOM_PROFILE (profiler.hpp). Events and counters live
 // in memory and are written out, whole, at every file close and at exit:
-// DIR/rank-<r>.trace (fixed 40-byte records) and DIR/rank-<r>.json (counters,
-// the name and file tables). Format: docs/formats/profile.md.
+// DIR/rank-<r>.trace (fixed 40-byte records, appended) and DIR/rank-<r>.json
+// (counters, the name and file tables, rewritten). Format: docs/formats/profile.md.
 #include "profile/profiler.hpp"
 
 #include <mpi.h>
@@ -58,6 +58,7 @@ struct State {
   std::string dir;
   uint64_t alignment = 4096;
   std::vector<Event> events;
+  std::size_t dumped = 0;  // events already in the trace file
   std::map<std::pair<int, std::string>, Counters> counters;  // (layer, file)
   std::map<std::string, uint16_t> names;
   std::map<std::string, uint32_t> files;
@@ -154,10 +155,11 @@ void dump() {
   std::snprintf(base, sizeof base, "/rank-%05d", rank);
   const std::string stem = s.dir + base;
 
-  // The trace: 40-byte little-endian records.
-  std::string tmp = stem + ".trace.tmp";
-  if (std::FILE* out = std::fopen(tmp.c_str(), "wb")) {
-    for (const Event& e : s.events) {
+  // The trace: 40-byte little-endian records, appended since the last dump (the
+  // counters file, written after, says how many records are valid).
+  if (std::FILE* out = std::fopen((stem + ".trace").c_str(), s.dumped == 0 ? "wb" : "ab")) {
+    for (std::size_t i = s.dumped; i < s.events.size(); ++i) {
+      const Event& e = s.events[i];
       unsigned char r[40];
       std::memcpy(r, &e.start, 8);
       std::memcpy(r + 8, &e.end, 8);
@@ -169,7 +171,7 @@ void dump() {
       std::fwrite(r, 1, 40, out);
     }
     std::fclose(out);
-    std::rename(tmp.c_str(), (stem + ".trace").c_str());
+    s.dumped = s.events.size();
   }
 
   nlohmann::json j;
@@ -200,7 +202,7 @@ void dump() {
     x["data_time_s"] = c.data_s, x["meta_time_s"] = c.meta_s;
     cs.push_back(std::move(x));
   }
-  tmp = stem + ".json.tmp";
+  const std::string tmp = stem + ".json.tmp";
   if (std::FILE* out = std::fopen(tmp.c_str(), "w")) {
     std::string text = j.dump(1);
     std::fwrite(text.data(), 1, text.size(), out);
