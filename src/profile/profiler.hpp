@@ -49,7 +49,9 @@ class Scope {
   int64_t start_;
 };
 
-// Writes this rank's files now (also done at every file close and at exit).
-void dump();
+// Writes this rank's files: the trace records since the last call, and - when
+// forced, or a second has passed since it was last written - the counters.
+// Called at every file close (not forced) and at exit (forced).
+void dump(bool force = false);
 
 }  // namespace h5loom::profile

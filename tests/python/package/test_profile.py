@@ -86,3 +86,25 @@ def test_no_profile_without_the_variable(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.py", "x.h5"]
     with pytest.raises(FileNotFoundError):
         h5loom.profile.load(tmp_path)
+
+
+def test_mpiio_layer_of_the_hdf5_engine(tmp_path):
+    """HDF5's own MPI-IO calls, caught through MPI's profiling interface (C++ program, shared libh5loom)."""
+    build = pathlib.Path(os.environ.get("H5LOOM_BUILD_DIR", "build")).resolve()
+    exe = build / "examples" / "quickstart_cpp"
+    if not exe.exists():
+        pytest.skip("the C++ quickstart is not built")
+    prof = tmp_path / "prof"
+    env = dict(CLEAN_ENV, H5LOOM_PROFILE=str(prof), H5LOOM_ENGINE="hdf5")
+    mpiexec = os.environ.get("H5LOOM_MPIEXEC", "mpirun")
+    subprocess.run([mpiexec, "--oversubscribe", "--allow-run-as-root", "-x", "H5LOOM_PROFILE", "-x", "H5LOOM_ENGINE",
+                    "-n", "2", str(exe), str(tmp_path / "q.h5")], env=env, check=True, timeout=300,
+                   capture_output=True)
+    p = h5loom.profile.load(prof)
+    assert p.ranks == [0, 1]
+    for rank in (0, 1):
+        (mpiio,) = p.counters_for(layer="mpiio", file=str(tmp_path / "q.h5"), rank=rank)
+        assert mpiio["writes"] >= 1 and mpiio["bytes_written"] >= 4 * 3 * 8  # each rank's rows, at least
+        assert mpiio["reads"] >= 1 and mpiio["meta_ops"] >= 2  # open and close at least
+    names = set(p.trace[p.trace["layer"] == "mpiio"]["name"])
+    assert {"MPI_File_open", "MPI_File_close"} <= names and names & {"MPI_File_write_at", "MPI_File_write_at_all"}
