@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -59,6 +60,12 @@ struct PosixResult {
 };
 PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes_per_rank, uint64_t piece,
                         bool sync = true, bool interleaved = true);
+// Collective: rank 0 creates `dir` (with parents) if missing; every rank throws
+// the same error if it cannot.
+void prepare_dir(MPI_Comm comm, const std::string& dir);
+// Collective: rank 0 opens `path` for writing (others get nullptr); every rank
+// throws if rank 0 could not.
+std::FILE* open_csv(MPI_Comm comm, const std::string& path);
 // Total size of the files an engine keeps for `path`.
 uint64_t engine_file_size(const std::string& engine, const std::string& path);
 void remove_engine_files(const std::string& engine, const std::string& path);

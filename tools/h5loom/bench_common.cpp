@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <h5loom/engine.hpp>
 #include <h5loom/errors.hpp>
 #include <nlohmann/json.hpp>
@@ -63,6 +64,29 @@ PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, 
   MPI_Barrier(comm);
   if (rank == 0) ::unlink(path.c_str());
   return r;
+}
+
+void prepare_dir(MPI_Comm comm, const std::string& dir) {
+  int rank = 0, ok = 1;
+  MPI_Comm_rank(comm, &rank);
+  std::string why;
+  if (rank == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir)) ok = 0, why = ec ? ec.message() : "not a directory";
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  if (!ok) throw IOError("cannot use directory '" + dir + "' for the benchmark's files" + (why.empty() ? "" : ": " + why));
+}
+
+std::FILE* open_csv(MPI_Comm comm, const std::string& path) {
+  int rank = 0, ok = 1;
+  MPI_Comm_rank(comm, &rank);
+  std::FILE* f = nullptr;
+  if (rank == 0) ok = (f = std::fopen(path.c_str(), "w")) != nullptr;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  if (!ok) throw IOError("cannot write CSV file '" + path + "'");
+  return f;
 }
 
 std::string base_engine(const std::string& engine) {

@@ -237,9 +237,11 @@ int run_iotest(const IotestOptions& o) {
   for (const auto& [section, values] : sections) {
     Config c = to_config(section, values, nranks);
     const std::string csv_path = !o.csv.empty() ? o.csv : o.dir + "/" + c.csv_file;
-    if (rank == 0 && !csv) {
-      csv = std::fopen(csv_path.c_str(), "w");
-      if (!csv) throw IOError("cannot write CSV file '" + csv_path + "'");
+    if (section == sections.front().first) {
+      prepare_dir(comm, o.dir);
+      csv = open_csv(comm, csv_path);
+    }
+    if (rank == 0 && csv && std::ftell(csv) == 0) {
       std::fprintf(csv,
                    "steps,arrays,rows,cols,scaling,proc-rows,proc-cols,slowdim,rank,version,alignment-increment,"
                    "alignment-threshold,meta-block-size,layout,fill,fmt,io, async, wall [s],fsize [B],"

@@ -20,6 +20,7 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
   if (rank == 0) std::printf("%s: %d ranks, %s; %.1f MiB in all, best of %d\n", k.name.c_str(), nranks,
                              k.description.c_str(), mib, repeat);
 
+  prepare_dir(comm, o.dir);
   PosixResult posix{1e300, 1e300};
   for (int rep = 0; rep < repeat; ++rep) {
     auto p = posix_limit(comm, path + ".posix", k.bytes_per_rank, k.posix_piece, o.posix_sync, k.posix_interleaved);
@@ -27,9 +28,8 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
   }
   std::FILE* csv = nullptr;
   const std::string csv_path = o.csv.empty() ? o.dir + "/" + k.name + ".csv" : o.csv;
+  csv = open_csv(comm, csv_path);
   if (rank == 0) {
-    csv = std::fopen(csv_path.c_str(), "w");
-    if (!csv) throw IOError("cannot write CSV file '" + csv_path + "'");
     std::fprintf(csv, "kernel,engine,ranks,bytes,write [s],read [s],posix-write [s],posix-read [s],write-ratio,"
                       "read-ratio,verified\n");
     std::printf("plain POSIX (%s): write %.1f MiB/s, read %.1f MiB/s\n\n", k.posix_description.c_str(),

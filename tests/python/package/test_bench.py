@@ -104,3 +104,13 @@ def test_e3sm_rejects_a_bad_map(tmp_path):
            "--map", str(bad), "--dir", str(tmp_path)]
     res = subprocess.run(cmd, env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
     assert res.returncode != 0 and "offset 99 outside the [10] array" in res.stderr, res.stderr
+
+
+def test_missing_directory_is_created_and_bad_csv_fails_on_every_rank(tmp_path):
+    out = bench(2, "qmcpack", "--walkers", "10", "--particles", "2", "--repeat", "1",
+                "--dir", str(tmp_path / "new" / "dir"), cwd=tmp_path)
+    assert (tmp_path / "new" / "dir" / "qmcpack.csv").exists() and "w/POSIX" in out
+    cmd = [MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", "2", str(BUILD / "h5loom"), "bench", "iotest",
+           "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--dir", str(tmp_path), "--csv", "/nonexistent/x.csv"]
+    res = subprocess.run(cmd, env=CLEAN_ENV, capture_output=True, text=True, timeout=120)  # an error, not a hang
+    assert res.returncode != 0 and "cannot write CSV file '/nonexistent/x.csv'" in res.stderr
