@@ -199,6 +199,7 @@ struct Settings {
   uint64_t chunk_target_bytes = 1 * MiB;
   std::string fill_time = "never";
   std::string libver_low = "earliest";
+  std::string driver = "mpio";  // or "sec2" (POSIX) or "core" (in memory, written at close): one rank only
   std::map<std::string, std::string> mpi_info;
 
   static Settings from(engine::Knobs& k) {
@@ -214,6 +215,7 @@ struct Settings {
     if (s.chunk_target_bytes == 0) k.bad_value("chunk_target_bytes", "must be positive");
     s.fill_time = k.choice("fill_time", "never", {"never", "alloc", "ifset"});
     s.libver_low = k.choice("libver_low", "earliest", {"earliest", "v18", "v110", "latest"});
+    s.driver = k.choice("driver", "mpio", {"mpio", "sec2", "core"});
     if (const auto* info = k.raw("mpi_info")) {
       if (!info->is_object()) k.bad_value("mpi_info", "must be an object of string hints, not " + info->dump());
       for (const auto& [key, value] : info->items()) {
@@ -277,15 +279,28 @@ class Hdf5Engine final : public engine::Engine {
       throw ExistsError("cannot create file '" + path + "': it already exists (use create() to overwrite)");
 
     Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating file access properties");
-    MPI_Info info = MPI_INFO_NULL;
-    if (!settings_.mpi_info.empty()) {
-      MPI_Info_create(&info);
-      for (const auto& [k, v] : settings_.mpi_info) MPI_Info_set(info, k.c_str(), v.c_str());
+    const bool sec2 = settings_.driver != "mpio";
+    if (sec2) {
+      // One process: POSIX I/O (sec2), or the file built in memory and written
+      // out at close (core) - for files of one rank, like the log engine's front file.
+      if (f->size != 1)
+        throw ConfigError("configuration key 'hdf5.driver': '" + settings_.driver + "' serves one rank, not " +
+                          std::to_string(f->size) + " (file '" + path + "')");
+      if (settings_.driver == "core")
+        check(H5Pset_fapl_core(fapl.get(), 1 << 20, /*backing_store=*/1), "setting the core driver for '" + path + "'");
+      else
+        check(H5Pset_fapl_sec2(fapl.get()), "setting the sec2 driver for file '" + path + "'");
+    } else {
+      MPI_Info info = MPI_INFO_NULL;
+      if (!settings_.mpi_info.empty()) {
+        MPI_Info_create(&info);
+        for (const auto& [k, v] : settings_.mpi_info) MPI_Info_set(info, k.c_str(), v.c_str());
+      }
+      herr_t st = H5Pset_fapl_mpio(fapl.get(), comm, info);
+      if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+      check(st, "setting the MPI-IO driver for file '" + path + "'");
     }
-    herr_t st = H5Pset_fapl_mpio(fapl.get(), comm, info);
-    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-    check(st, "setting the MPI-IO driver for file '" + path + "'");
-    if (settings_.collective_metadata) {
+    if (settings_.collective_metadata && !sec2) {
       check(H5Pset_all_coll_metadata_ops(fapl.get(), true), "enabling collective metadata reads");
       check(H5Pset_coll_metadata_write(fapl.get(), true), "enabling collective metadata writes");
     }
