@@ -81,12 +81,6 @@ int traced_fdatasync(int fd, const std::string& file) {
   return ::fdatasync(fd);
 }
 
-uint64_t file_size_of(int fd, const std::string& what) {
-  struct stat sb;
-  if (::fstat(fd, &sb) != 0) posix_fail(what);
-  return uint64_t(sb.st_size);
-}
-
 [[noreturn]] void throw_code(int code, const std::string& msg) {
   switch (static_cast<ErrorCode>(code)) {
     case ErrorCode::NotFound: throw NotFoundError(msg);
