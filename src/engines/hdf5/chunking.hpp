@@ -1,6 +1,8 @@
 // Automatic chunk dimensions for the hdf5 engine (also used by tests).
 #pragma once
 
+#include <string>
+
 #include "h5loom/types.hpp"
 
 namespace h5loom::hdf5 {
@@ -12,5 +14,12 @@ namespace h5loom::hdf5 {
 // grown step by step still gets chunks of about the target size.
 Dims auto_chunk_dims(const Dims& shape, const Dims& max_shape, std::size_t element_size,
                      uint64_t target_bytes);
+
+// The chunks a new dataset gets, or none (empty) for a contiguous one: chunked
+// when asked, or - with layout_auto - when extendable or chunked_by_default;
+// never when a fixed dimension is 0. The chunks asked for, else automatic ones
+// of about target_bytes. Throws SelectionError (naming `path`) if a chunk
+// exceeds max_shape (the spec's, or its shape when fixed).
+Dims resolve_chunks(const std::string& path, const DatasetSpec& spec, bool chunked_by_default, uint64_t target_bytes);
 
 }  // namespace h5loom::hdf5

@@ -39,6 +39,22 @@ Dims auto_chunk_dims(const Dims& shape, const Dims& max_shape, std::size_t eleme
   return chunk;
 }
 
+Dims resolve_chunks(const std::string& path, const DatasetSpec& spec, bool chunked_by_default, uint64_t target_bytes) {
+  const Dims max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
+  bool chunked = spec.layout_auto ? (max_shape != spec.shape || chunked_by_default) : spec.layout == Layout::Chunked;
+  // A fixed dimension of size 0 cannot be chunked (a chunk must fit the maximum shape).
+  for (uint64_t m : max_shape)
+    if (m == 0) chunked = false;
+  if (!chunked) return {};
+  Dims chunks = spec.chunks.empty() ? auto_chunk_dims(spec.shape, max_shape, datatype_size(spec.dtype), target_bytes)
+                                    : spec.chunks;
+  for (std::size_t d = 0; d < chunks.size(); ++d)
+    if (max_shape[d] != kUnlimited && chunks[d] > max_shape[d])
+      throw SelectionError("cannot create dataset '" + path + "': chunks " + dims_to_string(chunks) +
+                           " exceed max_shape " + dims_to_string(max_shape) + " in dimension " + std::to_string(d));
+  return chunks;
+}
+
 namespace {
 
 constexpr uint64_t MiB = 1024 * 1024;
@@ -418,20 +434,8 @@ class Hdf5Engine final : public engine::Engine {
                         "creating the dataspace of '" + path + "'");
     Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
 
-    bool extendable = max_shape != spec.shape;
-    bool chunked = spec.layout_auto ? (extendable || settings_.chunked_by_default) : spec.layout == Layout::Chunked;
-    // A fixed dimension of size 0 cannot be chunked (a chunk must fit the maximum shape).
-    for (std::size_t d = 0; d < spec.shape.size(); ++d)
-      if (max_shape[d] == 0) chunked = false;
-    if (chunked) {
-      Dims chunks = spec.chunks.empty()
-                        ? auto_chunk_dims(spec.shape, max_shape, datatype_size(spec.dtype), settings_.chunk_target_bytes)
-                        : spec.chunks;
-      for (std::size_t d = 0; d < chunks.size(); ++d)
-        if (max_shape[d] != kUnlimited && chunks[d] > max_shape[d])
-          throw SelectionError("cannot create dataset '" + path + "': chunks " + dims_to_string(chunks) +
-                               " exceed max_shape " + dims_to_string(max_shape) + " in dimension " +
-                               std::to_string(d));
+    Dims chunks = resolve_chunks(path, spec, settings_.chunked_by_default, settings_.chunk_target_bytes);
+    if (!chunks.empty()) {
       auto c = to_hsize(chunks);
       check(H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data()), "setting chunks of '" + path + "'");
     }

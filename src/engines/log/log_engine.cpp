@@ -362,21 +362,10 @@ class LogEngine final : public engine::Engine {
   void create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) override {
     auto& f = writable(fh, "create dataset '" + path + "'");
     Dims max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
-    bool extendable = max_shape != spec.shape;
-    bool chunked = spec.layout_auto ? extendable : spec.layout == Layout::Chunked;
-    for (uint64_t m : max_shape)
-      if (m == 0) chunked = false;
-    Dims chunks;
-    if (chunked) {
-      // The log has no chunks; they are kept for conversion to native HDF5.
-      chunks = spec.chunks.empty() ? hdf5::auto_chunk_dims(spec.shape, max_shape, datatype_size(spec.dtype), MiB)
-                                   : spec.chunks;
-      for (std::size_t d = 0; d < chunks.size(); ++d)
-        if (max_shape[d] != kUnlimited && chunks[d] > max_shape[d])
-          throw SelectionError("cannot create dataset '" + path + "': chunks " + dims_to_string(chunks) +
-                               " exceed max_shape " + dims_to_string(max_shape) + " in dimension " +
-                               std::to_string(d));
-    }
+    // The log has no chunks; they are chosen as the hdf5 engine would and kept
+    // for conversion to native HDF5.
+    Dims chunks = hdf5::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
+    const bool chunked = !chunks.empty();
     record(f, Json{{"op", "dataset"},
                    {"path", path},
                    {"dtype", datatype_name(spec.dtype)},
