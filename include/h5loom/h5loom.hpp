@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -146,6 +147,9 @@ class Group : public Object {
   bool exists(const std::string& path) const;
   ObjectKind kind(const std::string& path) const;
   std::vector<std::string> list() const;  // member names, sorted
+  // Every group and dataset below this group, depth first, members in name
+  // order: fn(absolute path, kind). Collective like list().
+  void visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const;
 
  protected:
   Group(std::shared_ptr<detail::FileState> f, std::string p) : Object(std::move(f), std::move(p)) {}

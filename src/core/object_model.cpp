@@ -291,6 +291,15 @@ std::vector<std::string> Group::list() const {
   return f.engine->list(*f.handle, path_);
 }
 
+void Group::visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const {
+  for (const auto& name : list()) {
+    std::string path = path_ == "/" ? "/" + name : path_ + "/" + name;
+    auto k = kind(name);
+    fn(path, k);
+    if (k == ObjectKind::Group) group(name).visit(fn);
+  }
+}
+
 // ---- Dataset -------------------------------------------------------------------
 
 const DatasetInfo& Dataset::info() const {

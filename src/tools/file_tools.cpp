@@ -11,15 +11,6 @@ namespace h5loom {
 
 namespace {
 
-void walk(const Group& g, const std::function<void(const std::string&, ObjectKind)>& visit) {
-  for (const auto& name : g.list()) {
-    std::string path = g.path() == "/" ? "/" + name : g.path() + "/" + name;
-    auto kind = g.kind(name);
-    visit(path, kind);
-    if (kind == ObjectKind::Group) walk(g.group(name), visit);
-  }
-}
-
 void copy_attributes(const Object& from, Object& to) {
   for (const auto& name : from.attribute_names()) to.set_attribute(name, from.attribute(name));
 }
@@ -56,7 +47,7 @@ void convert_file(const std::string& in, const std::string& out, const FileOptio
   auto src = File::open(in, Mode::Read, in_options);
   auto dst = File::create(out, out_opts);
   copy_attributes(src, dst);
-  walk(src, [&](const std::string& path, ObjectKind kind) {
+  src.visit([&](const std::string& path, ObjectKind kind) {
     if (kind == ObjectKind::Group) {
       auto g = dst.create_group(path);
       copy_attributes(src.group(path), g);
@@ -92,7 +83,7 @@ VerifyResult verify_file(const std::string& path) {
     o.comm = MPI_COMM_SELF;
     o.engine = r.engine;
     auto f = File::open(path, Mode::Read, o);
-    walk(f, [&](const std::string& p, ObjectKind kind) {
+    f.visit([&](const std::string& p, ObjectKind kind) {
       if (kind != ObjectKind::Dataset) return;
       auto ds = f.dataset(p);
       std::vector<unsigned char> buf(product(ds.shape()) * datatype_size(ds.dtype()));

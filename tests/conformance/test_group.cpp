@@ -59,3 +59,20 @@ TEST_F(group, EmptyGroupListsNothing) {
   auto f = File::create(file_path(), options());
   EXPECT_TRUE(f.create_group("empty").list().empty());
 }
+
+TEST_F(group, VisitWalksDepthFirstInNameOrder) {
+  auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    f.create_group("b/inner");
+    f.create_dataset<int32_t>("b/inner/x", {2});
+    f.create_dataset<int32_t>("a", {1});
+  }
+  auto f = File::open(path, Mode::Read, options());
+  std::vector<std::string> seen;
+  f.visit([&](const std::string& p, ObjectKind k) { seen.push_back(p + (k == ObjectKind::Group ? "/" : "")); });
+  EXPECT_EQ(seen, (std::vector<std::string>{"/a", "/b/", "/b/inner/", "/b/inner/x"}));
+  seen.clear();
+  f.group("b").visit([&](const std::string& p, ObjectKind) { seen.push_back(p); });
+  EXPECT_EQ(seen, (std::vector<std::string>{"/b/inner", "/b/inner/x"}));
+}

@@ -61,21 +61,12 @@ void print_attributes(const Object& o, const Printer& out, const std::string& in
   }
 }
 
-// Depth-first walk, members in name order.
-void walk(const Group& g, const std::function<void(const std::string&, ObjectKind)>& visit) {
-  for (const auto& name : g.list()) {
-    std::string path = g.path() == "/" ? "/" + name : g.path() + "/" + name;
-    auto kind = g.kind(name);
-    visit(path, kind);
-    if (kind == ObjectKind::Group) walk(g.group(name), visit);
-  }
-}
 
 int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const Printer& out) {
   auto f = File::open(file, Mode::Read, opts);
   out("%-40s Group\n", "/");
   if (attrs) print_attributes(f, out, "    ");
-  walk(f, [&](const std::string& path, ObjectKind kind) {
+  f.visit([&](const std::string& path, ObjectKind kind) {
     if (kind == ObjectKind::Group) {
       out("%-40s Group\n", path.c_str());
       if (attrs) print_attributes(f.group(path), out, "    ");
@@ -172,7 +163,7 @@ int cmd_info(const std::string& file, const FileOptions& opts, const Printer& ou
     if (::stat(p.c_str(), &sb) == 0) total += sb.st_size;
   sb.st_size = total;
   uint64_t groups = 1, datasets = 0, elements = 0, bytes = 0;
-  walk(f, [&](const std::string& path, ObjectKind kind) {
+  f.visit([&](const std::string& path, ObjectKind kind) {
     if (kind == ObjectKind::Group) {
       ++groups;
       return;
