@@ -12,14 +12,6 @@ namespace h5loom {
 
 namespace detail {
 
-// The byte offset, in the dataset's row-major order, of a selection's first element (for the profile).
-uint64_t selection_byte_offset(const Selection& sel, const DatasetInfo& info) {
-  if (sel.kind() != Selection::Kind::Hyperslab) return 0;
-  uint64_t i = 0;
-  for (std::size_t d = 0; d < info.shape.size(); ++d) i = i * info.shape[d] + sel.start()[d];
-  return i * datatype_size(info.dtype);
-}
-
 std::string normalize_path(const std::string& path) {
   std::string out;
   std::size_t i = 0;
@@ -125,7 +117,7 @@ static void check_attribute_name(const std::string& name, const std::string& obj
 
 void Object::set_attribute(const std::string& name, const AttributeValue& value) {
   auto& f = state();
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "set_attribute", f.filename + ":" + path_);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "set_attribute", f.filename, path_);
   f.require_writable("write attribute '" + name + "' on '" + path_ + "'");
   check_attribute_name(name, path_, f);
   f.engine->write_attribute(*f.handle, path_, name, value);
@@ -133,7 +125,7 @@ void Object::set_attribute(const std::string& name, const AttributeValue& value)
 
 AttributeValue Object::attribute(const std::string& name) const {
   auto& f = state();
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "get_attribute", f.filename + ":" + path_);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "get_attribute", f.filename, path_);
   f.require_open("read attribute '" + name + "' of '" + path_ + "'");
   check_attribute_name(name, path_, f);
   if (!f.engine->has_attribute(*f.handle, path_, name))
@@ -206,7 +198,7 @@ void Group::require_kind(const std::string& abs, ObjectKind want) const {
 Group Group::create_group(const std::string& path) {
   auto& f = state();
   std::string abs = resolve(path);
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_group", f.filename + ":" + abs);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_group", f.filename, abs);
   f.require_writable("create group '" + abs + "'");
   if (abs == "/") throw ExistsError("group '/' already exists in " + f.describe_file());
   create_parents(abs);
@@ -256,7 +248,7 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
 Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) {
   auto& f = state();
   std::string abs = resolve(path);
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_dataset", f.filename + ":" + abs);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_dataset", f.filename, abs);
   f.require_writable("create dataset '" + abs + "'");
   validate_spec(spec, abs, f);
   create_parents(abs);
@@ -316,7 +308,7 @@ Dims Dataset::chunks() const { return info().chunks; }
 
 void Dataset::extend(const Dims& new_shape) {
   auto& f = state();
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "extend", f.filename + ":" + path_);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "extend", f.filename, path_);
   f.require_writable("extend dataset '" + path_ + "'");
   const DatasetInfo& cur = info();
   auto where = "dataset '" + path_ + "' in " + f.describe_file();
@@ -367,8 +359,8 @@ void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, 
   auto& f = state();
   f.require_writable("write dataset '" + path_ + "'");
   check_transfer(f, path_, info(), sel, dtype, data, n, "write");
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Write, "write", f.filename + ":" + path_,
-                      detail::selection_byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Write, "write", f.filename, path_,
+                      profile::byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
   if (n == 0) return;  // nothing to move; the rank still joins the collective flush
   detail::PendingWrite p;
   p.request.dataset = path_;
@@ -383,8 +375,8 @@ void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::siz
   auto& f = state();
   f.require_open("read dataset '" + path_ + "'");
   check_transfer(f, path_, info(), sel, dtype, out, n, "read");
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read", f.filename + ":" + path_,
-                      detail::selection_byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read", f.filename, path_,
+                      profile::byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
   f.flush_pending();  // a read sees every write issued before it
   f.engine->read(*f.handle, path_, sel, dtype, out);
 }

@@ -126,6 +126,13 @@ int64_t now_ns() {
 
 bool enabled() { return state().on; }
 
+uint64_t byte_offset(const Selection& sel, const DatasetInfo& info) {
+  if (sel.kind() != Selection::Kind::Hyperslab) return 0;
+  uint64_t i = 0;
+  for (std::size_t d = 0; d < info.shape.size(); ++d) i = i * info.shape[d] + sel.start()[d];
+  return i * datatype_size(info.dtype);
+}
+
 void record(Layer layer, Kind kind, const char* name, const std::string& file, uint64_t offset, uint64_t size,
             int64_t start_ns, int64_t end_ns, bool counted) {
   State& s = state();

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <string>
 
+#include "h5loom/selection.hpp"
+#include "h5loom/types.hpp"
+
 namespace h5loom::profile {
 
 enum class Layer : uint8_t { Api = 0, Engine = 1, Posix = 2, MpiIo = 3 };
@@ -27,12 +30,21 @@ void count(Layer layer, Kind kind, const std::string& file, uint64_t offset, uin
 
 int64_t now_ns();
 
+// The byte offset, in a dataset's row-major order, of a selection's first
+// element: the offset the api and engine layers record.
+uint64_t byte_offset(const Selection& sel, const DatasetInfo& info);
+
 // Times a scope and records it when it ends (if profiling is on).
 class Scope {
  public:
   Scope(Layer layer, Kind kind, const char* name, std::string file, uint64_t offset = 0, uint64_t size = 0)
       : on_(enabled()), layer_(layer), kind_(kind), name_(name), file_(on_ ? std::move(file) : std::string()),
         offset_(offset), size_(size), start_(on_ ? now_ns() : 0) {}
+  // The object `object` of file `file`, named "file:object" - joined only when
+  // profiling is on, so that the calls pay nothing for it otherwise.
+  Scope(Layer layer, Kind kind, const char* name, const std::string& file, const std::string& object,
+        uint64_t offset = 0, uint64_t size = 0)
+      : Scope(layer, kind, name, enabled() ? file + ":" + object : std::string(), offset, size) {}
   ~Scope() {
     if (on_) record(layer_, kind_, name_, file_, offset_, size_, start_, now_ns());
   }

@@ -94,7 +94,7 @@ class TraceEngine final : public engine::Engine {
     for (std::size_t i = 0; i < requests.size(); ++i) {
       const auto& r = requests[i];
       const DatasetInfo& info = info_of(f, r.dataset);
-      uint64_t off = byte_offset(r.selection, info), size = r.selection.num_elements(info.shape) * datatype_size(r.dtype);
+      uint64_t off = profile::byte_offset(r.selection, info), size = r.selection.num_elements(info.shape) * datatype_size(r.dtype);
       profile::count(Layer::Engine, Kind::Write, where(f, r.dataset), off, size);
       if (i == 0) first = off;
       total += size;
@@ -107,7 +107,7 @@ class TraceEngine final : public engine::Engine {
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype, void* out) override {
     auto& f = cast(fh);
     const DatasetInfo& info = info_of(f, path);
-    Scope s(Layer::Engine, Kind::Read, "read", where(f, path), byte_offset(sel, info),
+    Scope s(Layer::Engine, Kind::Read, "read", where(f, path), profile::byte_offset(sel, info),
             sel.num_elements(info.shape) * datatype_size(dtype));
     inner_->read(*f.inner, path, sel, dtype, out);
   }
@@ -141,14 +141,6 @@ class TraceEngine final : public engine::Engine {
     if (it != f.infos.end()) return it->second;
     return f.infos[path] = inner_->dataset_info(*f.inner, path);
   }
-  // The byte offset, in the dataset's row-major order, of a selection's first element.
-  static uint64_t byte_offset(const Selection& sel, const DatasetInfo& info) {
-    if (sel.kind() != Selection::Kind::Hyperslab) return 0;
-    uint64_t i = 0;
-    for (std::size_t d = 0; d < info.shape.size(); ++d) i = i * info.shape[d] + sel.start()[d];
-    return i * datatype_size(info.dtype);
-  }
-
   std::unique_ptr<Engine> inner_;
 };
 
