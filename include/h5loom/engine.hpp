@@ -84,6 +84,17 @@ class Engine {
   // ---- data transfer -----------------------------------------------------
   // Each rank passes its own list (possibly empty) of writes, issued in order.
   virtual void write(FileHandle& f, const std::vector<WriteRequest>& requests) = 0;
+  // Optional and NOT collective: an engine that buffers writes itself may take
+  // a copy of one write at once, instead of the object model queueing it until
+  // the next flush point (one copy instead of two, no allocation per write).
+  // Returns true if it took the write; false (the default) to have it queued
+  // and passed to write() later. The object model stages a write only when
+  // nothing is queued before it, so the order of writes is kept. `request.data`
+  // is valid only during the call.
+  virtual bool stage(FileHandle& f, const WriteRequest& request) {
+    (void)f, (void)request;
+    return false;
+  }
   // Each rank reads its own selection (possibly none) into a dense buffer.
   virtual void read(FileHandle& f, const std::string& path, const Selection& sel, Datatype dtype,
                     void* out) = 0;

@@ -348,14 +348,19 @@ static void check_transfer(const FileState& f, const std::string& path, const Da
 
 void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, std::size_t n, bool copy) {
   if (!copy || data == nullptr) return write_raw(sel, dtype, data, n, std::shared_ptr<const void>());
-  // The copy is validated (and dropped on error) by the call below.
-  auto owned = std::make_shared<std::vector<unsigned char>>(n * datatype_size(dtype));
-  if (n) std::memcpy(owned->data(), data, owned->size());
-  write_raw(sel, dtype, owned->data(), n, owned);
+  enqueue_write(sel, dtype, data, n, nullptr, /*copy=*/true);
 }
 
 void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, std::size_t n,
                         std::shared_ptr<const void> keep_alive) {
+  enqueue_write(sel, dtype, data, n, std::move(keep_alive), /*copy=*/false);
+}
+
+// Every write ends here: checked, then either taken by the engine at once
+// (Engine::stage: an engine with its own buffer) or queued until the next
+// flush point - with a copy of the data if the caller's buffer is only valid now.
+void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* data, std::size_t n,
+                            std::shared_ptr<const void> keep_alive, bool copy) {
   auto& f = state();
   f.require_writable("write dataset '" + path_ + "'");
   check_transfer(f, path_, info(), sel, dtype, data, n, "write");
@@ -367,6 +372,16 @@ void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, 
   p.request.selection = sel;
   p.request.dtype = dtype;
   p.request.data = data;
+  // A copying write may be taken by the engine at once (one copy instead of
+  // two). Not the others: their buffer is read at the flush point, as
+  // documented. And only behind an empty queue, so writes stay in order.
+  if (copy && f.pending.empty() && f.engine->stage(*f.handle, p.request)) return;
+  if (copy) {
+    auto owned = std::make_shared<std::vector<unsigned char>>(n * datatype_size(dtype));
+    std::memcpy(owned->data(), data, owned->size());
+    p.request.data = owned->data();
+    keep_alive = std::move(owned);
+  }
   p.keep_alive = std::move(keep_alive);
   f.pending.push_back(std::move(p));
 }

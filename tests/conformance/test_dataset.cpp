@@ -109,6 +109,61 @@ TEST_F(dataset, UnevenNumbersOfWritesPerRank) {
   EXPECT_EQ(b.read<int64_t>(), bvals);
 }
 
+// Many small copying writes, one row at a time (engines may coalesce them),
+// mixed with rewrites of rows already written and with deferred writes: the
+// last write of each element wins, whatever was merged or staged.
+TEST_F(dataset, RowByRowWritesKeepTheirOrder) {
+  auto f = File::create(file_path(), options());
+  const uint64_t rows = 40, P = 4, C = 3, first = uint64_t(rank()) * rows;
+  auto ds = f.create_dataset<double>("walkers", {rows * nranks(), P, C});
+  auto line = f.create_dataset<int32_t>("line", {rows * P * nranks()});
+  auto value = [](uint64_t w, uint64_t p, uint64_t c) { return double(w) * 100 + double(p) * 10 + double(c); };
+  std::vector<double> row(P * C);
+  for (uint64_t w = 0; w < rows; ++w) {
+    for (uint64_t i = 0; i < P * C; ++i) row[i] = value(first + w, i / C, i % C);
+    ds.write_copy(Selection::box({first + w, 0, 0}, {1, P, C}), row);
+  }
+  // Rewrites: row 5 (after the rows past it), then half of row 7 by a
+  // deferred write, then row 7 again by a copying write after it.
+  std::fill(row.begin(), row.end(), -5.0);
+  ds.write_copy(Selection::box({first + 5, 0, 0}, {1, P, C}), row);
+  std::vector<double> half(2 * C, -7.0);
+  ds.write(Selection::box({first + 7, 0, 0}, {1, 2, C}), half.data(), half.size());
+  std::vector<double> seven(P * C, -70.0);
+  ds.write_copy(Selection::box({first + 7, 1, 0}, {1, 1, C}), seven.data(), C);
+  // A 1-D array written in runs of 3 elements, each continuing the last.
+  std::vector<int32_t> run(3);
+  for (uint64_t at = 0; at < rows * P; at += 3) {
+    uint64_t len = std::min<uint64_t>(3, rows * P - at);
+    for (uint64_t i = 0; i < len; ++i) run[i] = int32_t(first * P + at + i);
+    line.write_copy(Selection::box({first * P + at}, {len}), run.data(), len);
+  }
+  f.flush();
+  for (int pass = 0; pass < 2; ++pass) {  // before and after reopening
+    auto back = ds.read<double>();
+    for (uint64_t w = 0; w < rows * nranks(); ++w)
+      for (uint64_t p = 0; p < P; ++p)
+        for (uint64_t c = 0; c < C; ++c) {
+          double want = value(w, p, c);
+          if (w % rows == 5) want = -5.0;
+          if (w % rows == 7 && p == 0) want = -7.0;
+          if (w % rows == 7 && p == 1) want = -70.0;
+          ASSERT_EQ(back[(w * P + p) * C + c], want) << "walker " << w << " particle " << p << " pass " << pass;
+        }
+    // A part of the rows, across the rank boundaries.
+    auto part = ds.read<double>(Selection::box({rows / 2, 1, 1}, {rows * (nranks() - 1) + 1, 2, 2}));
+    EXPECT_EQ(part[0], value(rows / 2, 1, 1));
+    auto l = line.read<int32_t>();
+    for (uint64_t i = 0; i < l.size(); ++i) ASSERT_EQ(l[i], int32_t(i)) << "line element " << i;
+    if (pass == 0) {
+      f.close();
+      f = File::open(file_path(), Mode::Read, options());
+      ds = f.dataset("walkers");
+      line = f.dataset("line");
+    }
+  }
+}
+
 TEST_F(dataset, ZeroSizedDataset) {
   auto f = File::create(file_path(), options());
   auto ds = f.create_dataset<float>("empty", {0});

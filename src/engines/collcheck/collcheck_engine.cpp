@@ -104,6 +104,8 @@ class CollCheckEngine final : public engine::Engine {
     agree(f, "write()");  // the batches themselves legitimately differ between ranks
     inner_->write(*f.inner, requests);
   }
+  // Not collective: each rank stages its own writes, nothing to agree on.
+  bool stage(FileHandle& fh, const WriteRequest& request) override { return inner_->stage(*cast(fh).inner, request); }
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype, void* out) override {
     auto& f = cast(fh);
     agree(f, "read('" + path + "')");

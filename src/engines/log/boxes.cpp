@@ -59,6 +59,18 @@ bool intersect(const Dims& a_start, const Dims& a_count, const Dims& b_start, co
   return true;
 }
 
+bool append_box(const Dims& a_start, Dims& a_count, const Dims& b_start, const Dims& b_count) {
+  const std::size_t nd = a_start.size();
+  if (b_start.size() != nd || a_count.size() != nd || b_count.size() != nd || nd == 0) return false;
+  std::size_t k = 0;  // the dimension along which b follows a
+  while (k < nd && a_count[k] == 1 && b_count[k] == 1 && a_start[k] == b_start[k]) ++k;
+  if (k == nd || b_start[k] != a_start[k] + a_count[k]) return false;
+  for (std::size_t d = k + 1; d < nd; ++d)
+    if (a_start[d] != b_start[d] || a_count[d] != b_count[d]) return false;
+  a_count[k] += b_count[k];
+  return true;
+}
+
 uint64_t linear_index(const Dims& at, const Dims& shape) {
   uint64_t i = 0;
   for (std::size_t d = 0; d < shape.size(); ++d) i = i * shape[d] + at[d];

@@ -23,6 +23,13 @@ std::vector<PlacedBox> selection_boxes(const Selection& sel, const Dims& shape);
 bool intersect(const Dims& a_start, const Dims& a_count, const Dims& b_start, const Dims& b_count, Dims& start,
                Dims& count);
 
+// True if box b continues box a in row-major order: a's elements followed by
+// b's are, in row-major order, the elements of one box (a grown along one
+// dimension; every dimension before it has extent 1 in both). Then `a_count`
+// is grown to that box. Used to coalesce consecutive small writes (a row at a
+// time, a run of a 1-D array) into one block.
+bool append_box(const Dims& a_start, Dims& a_count, const Dims& b_start, const Dims& b_count);
+
 // Row-major linear index of `at` in an array of `shape`.
 uint64_t linear_index(const Dims& at, const Dims& shape);
 

@@ -390,12 +390,23 @@ class LogEngine final : public engine::Engine {
       if (requests.empty()) return;  // a flush point of a read-only file
       throw ReadOnlyError("cannot write to '" + requests[0].dataset + "': " + f.where() + " is open read-only");
     }
-    for (const auto& req : requests) buffer_write(f, req);
+    for (const auto& req : requests) buffer_write(f, req, /*may_keep=*/true);
     // Collective: the data goes out when any rank's buffer is full, or has
     // uncopied large writes (their memory is only ours until we return).
     int mine = f.buffer.size() >= settings_.buffer_size || !f.direct.empty(), any = 0;
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f.comm);
     if (any) spill(f);
+  }
+
+  // Small writes are copied into the buffer right away; large ones (kept
+  // uncopied by write()) are left to the object model's queue.
+  bool stage(FileHandle& fh, const WriteRequest& req) override {
+    auto& f = cast(fh);
+    if (!f.writable()) return false;  // write() raises the error, at the flush point
+    const DatasetInfo& info = f.datasets[std::size_t(dataset_id(f, req.dataset))];
+    if (req.selection.num_elements(info.shape) * datatype_size(info.dtype) >= settings_.direct_threshold) return false;
+    buffer_write(f, req, /*may_keep=*/false);
+    return true;
   }
 
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype, void* out) override {
@@ -504,33 +515,76 @@ class LogEngine final : public engine::Engine {
 
   // ---- writing ----
 
-  // Copies one request into the buffer, one block per box of its selection.
-  void buffer_write(LogFile& f, const WriteRequest& req) {
-    auto& node = f.tree.at(req.dataset);
-    const DatasetInfo& info = f.datasets.at(std::size_t(node.dataset));
+  // Takes one request, one block per box of its selection: copied into the
+  // buffer, or - if `may_keep` (the data stays valid until write() returns)
+  // and the box is large and whole - kept as a pointer and written uncopied.
+  void buffer_write(LogFile& f, const WriteRequest& req, bool may_keep) {
+    const int id = dataset_id(f, req.dataset);
+    const DatasetInfo& info = f.datasets[std::size_t(id)];
     const std::size_t es = datatype_size(info.dtype);
-    Dims dense = req.selection.selected_shape(info.shape);
-    for (const auto& box : selection_boxes(req.selection, info.shape)) {
-      BlockEntry e;
-      e.dataset = uint32_t(node.dataset);
-      e.rank = uint32_t(f.rank);
-      e.counter = f.counter++;
-      e.start = box.start;
-      e.count = box.count;
-      e.nbytes = product(box.count) * es;
-      auto* src = static_cast<const unsigned char*>(req.data);
-      if (box.count == dense && e.nbytes >= settings_.direct_threshold) {
-        f.direct_data.push_back(src);
-        f.direct.push_back(std::move(e));
-        continue;
-      }
-      e.offset = f.buffer.size();  // within the buffer until written
-      f.buffer.resize(f.buffer.size() + e.nbytes);
-      unsigned char* dst = f.buffer.data() + e.offset;
-      if (box.count == dense) std::memcpy(dst, src, e.nbytes);
-      else copy_subbox(src, dense, box.dense_start, dst, box.count, Dims(box.count.size(), 0), box.count, es);
-      f.buffered.push_back(std::move(e));
+    auto* src = static_cast<const unsigned char*>(req.data);
+    const Selection& sel = req.selection;
+    if (sel.kind() == Selection::Kind::Hyperslab && sel.is_box() && product(sel.block()) == 1) {
+      // The common case, one box (a row, a slab): no box list to build.
+      add_block(f, id, sel.start(), sel.count(), src, sel.count(), nullptr, es, may_keep);
+      return;
     }
+    const Dims dense = sel.selected_shape(info.shape);
+    for (const auto& box : selection_boxes(sel, info.shape))
+      add_block(f, id, box.start, box.count, src, dense, &box.dense_start, es, may_keep);
+  }
+
+  // One box [start, +count) of dataset `id`, whose elements are at dense_start
+  // (null: all of it) of the dense array src of shape `dense`.
+  void add_block(LogFile& f, int id, const Dims& start, const Dims& count, const unsigned char* src,
+                 const Dims& dense, const Dims* dense_start, std::size_t es, bool may_keep) {
+    const uint64_t nbytes = product(count) * es;
+    if (nbytes == 0) return;
+    const bool whole = dense_start == nullptr || count == dense;
+    const uint64_t counter = f.counter++;
+    if (may_keep && whole && nbytes >= settings_.direct_threshold) {
+      f.direct.push_back(new_entry(f, id, start, count, nbytes, counter));
+      f.direct_data.push_back(src);
+      return;
+    }
+    const uint64_t at = f.buffer.size();  // within the buffer until written
+    unsigned char* dst = f.buffer.append(nbytes, settings_.buffer_size);
+    if (whole) std::memcpy(dst, src, nbytes);
+    else copy_subbox(src, dense, *dense_start, dst, count, Dims(count.size(), 0), count, es);
+    // Coalesce: a write that continues the previous one (the next row, the
+    // next run of a 1-D array) grows its block instead of adding one. Only
+    // if nothing was written in between, so that the write order stays exact.
+    if (!f.buffered.empty()) {
+      BlockEntry& last = f.buffered.back();
+      if (last.dataset == uint32_t(id) && last.counter + 1 == counter && last.offset + last.nbytes == at &&
+          append_box(last.start, last.count, start, count)) {
+        last.nbytes += nbytes;
+        last.counter = counter;
+        return;
+      }
+    }
+    f.buffered.push_back(new_entry(f, id, start, count, nbytes, counter));
+    f.buffered.back().offset = at;
+  }
+
+  static BlockEntry new_entry(const LogFile& f, int id, const Dims& start, const Dims& count, uint64_t nbytes,
+                              uint64_t counter) {
+    BlockEntry e;
+    e.dataset = uint32_t(id);
+    e.rank = uint32_t(f.rank);
+    e.counter = counter;
+    e.start = start;
+    e.count = count;
+    e.nbytes = nbytes;
+    return e;
+  }
+
+  // The id of a dataset; the last one is remembered (writes come in runs).
+  static int dataset_id(LogFile& f, const std::string& path) {
+    if (f.last_dataset_id >= 0 && path == f.last_dataset_path) return f.last_dataset_id;
+    f.last_dataset_id = f.tree.at(path).dataset;
+    f.last_dataset_path = path;
+    return f.last_dataset_id;
   }
 
   // Collective: every rank's buffered and direct data goes to the log through
@@ -628,8 +682,7 @@ class LogEngine final : public engine::Engine {
     f.buffered.clear();
     f.direct.clear();
     f.direct_data.clear();
-    f.buffer.clear();
-    if (f.buffer.capacity() > settings_.buffer_size * 2) f.buffer.shrink_to_fit();
+    f.buffer.clear(/*keep_at_most=*/settings_.buffer_size);
   }
 
   // Collective: ends the epoch if anything happened in it. After it returns the

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "h5loom/engine.hpp"
+#include "engines/log/coalescing_buffer.hpp"
 #include "engines/log/format.hpp"
 
 namespace h5loom::logengine {
@@ -54,7 +55,7 @@ struct LogFile final : engine::FileHandle {
 
   // Writing: this rank's coalescing buffer, blocks written but not committed,
   // and (rank 0) the metadata operations of the open epoch.
-  std::vector<unsigned char> buffer;
+  CoalescingBuffer buffer;
   std::vector<BlockEntry> buffered, written;
   // Large writes are not copied: they go out, from the caller's memory, before
   // the engine's write() returns.
@@ -65,6 +66,8 @@ struct LogFile final : engine::FileHandle {
   nlohmann::json pending_meta = nlohmann::json::array();
   uint64_t meta_ops = 0;  // every rank counts them (the calls are collective)
   uint64_t counter = 0;
+  std::string last_dataset_path;  // the last dataset written (writes come in runs)
+  int last_dataset_id = -1;
 
   ~LogFile() override;  // closes descriptors a failed open or close left behind
   bool writable() const { return mode != engine::OpenMode::Read; }

@@ -221,3 +221,24 @@ def test_engine_is_detected_and_described(tmp_path):
     with h5loom.File(ref, "r") as f:
         assert f.engine == "log"
         assert "log-structured" in f.describe()
+
+
+def test_row_by_row_writes_become_few_blocks(tmp_path):
+    # QMCPACK-like: a walker (one row of a 3-D dataset) at a time. Each write
+    # continues the last, so the engine grows one block instead of adding 500:
+    # a small index, fast reads, and a front file HDF5 can read directly.
+    path = tmp_path / "walkers.h5"
+    rows = np.arange(500 * 8 * 3, dtype=np.float64).reshape(500, 8, 3)
+    with h5loom.File(path, "w", engine="log") as f:
+        ds = f.create_dataset("state_0/walkers", shape=(500, 8, 3), dtype="f8")
+        for w in range(500):
+            ds[w] = rows[w]
+        ds[250] = -1.0  # a rewrite after the rows past it still wins
+    with h5loom.File(path, "r") as f:
+        blocks = int(re.search(r"(\d+) blocks in", f.describe()).group(1))
+        assert blocks == 2, f.describe()
+        want = rows.copy()
+        want[250] = -1.0
+        np.testing.assert_array_equal(f["state_0/walkers"][...], want)
+        np.testing.assert_array_equal(f["state_0/walkers"][100:300:7, 2], want[100:300:7, 2])
+    assert cli("verify", str(path)).returncode == 0
