@@ -89,10 +89,11 @@ class Engine {
   // the next flush point (one copy instead of two, no allocation per write).
   // Returns true if it took the write; false (the default) to have it queued
   // and passed to write() later. The object model stages a write only when
-  // nothing is queued before it, so the order of writes is kept. `request.data`
-  // is valid only during the call.
-  virtual bool stage(FileHandle& f, const WriteRequest& request) {
-    (void)f, (void)request;
+  // nothing is queued before it, so the order of writes is kept. The
+  // arguments are those of a WriteRequest; `data` is valid only during the call.
+  virtual bool stage(FileHandle& f, const std::string& dataset, const Selection& selection, Datatype dtype,
+                     const void* data) {
+    (void)f, (void)dataset, (void)selection, (void)dtype, (void)data;
     return false;
   }
   // Each rank reads its own selection (possibly none) into a dense buffer.

@@ -296,7 +296,7 @@ void Group::visit(const std::function<void(const std::string& path, ObjectKind k
 
 const DatasetInfo& Dataset::info() const {
   auto& f = state();
-  f.require_open("use dataset '" + path_ + "'");
+  if (!f.open) f.require_open("use dataset '" + path_ + "'");  // the message only when it fails: a hot path
   return f.dataset_info(path_);
 }
 
@@ -362,20 +362,24 @@ void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, 
 void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* data, std::size_t n,
                             std::shared_ptr<const void> keep_alive, bool copy) {
   auto& f = state();
-  f.require_writable("write dataset '" + path_ + "'");
-  check_transfer(f, path_, info(), sel, dtype, data, n, "write");
+  // Called once per row by codes that write row by row: no string is built
+  // unless something fails or profiling is on.
+  if (!f.open || f.mode == Mode::Read) f.require_writable("write dataset '" + path_ + "'");
+  const DatasetInfo& inf = info();
+  check_transfer(f, path_, inf, sel, dtype, data, n, "write");
+  const bool profiling = profile::enabled();
   profile::Scope prof(profile::Layer::Api, profile::Kind::Write, "write", f.filename, path_,
-                      profile::byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
+                      profiling ? profile::byte_offset(sel, inf) : 0, uint64_t(n) * datatype_size(dtype));
   if (n == 0) return;  // nothing to move; the rank still joins the collective flush
+  // A copying write may be taken by the engine at once (one copy instead of
+  // two). Not the others: their buffer is read at the flush point, as
+  // documented. And only behind an empty queue, so writes stay in order.
+  if (copy && f.pending.empty() && f.engine->stage(*f.handle, path_, sel, dtype, data)) return;
   detail::PendingWrite p;
   p.request.dataset = path_;
   p.request.selection = sel;
   p.request.dtype = dtype;
   p.request.data = data;
-  // A copying write may be taken by the engine at once (one copy instead of
-  // two). Not the others: their buffer is read at the flush point, as
-  // documented. And only behind an empty queue, so writes stay in order.
-  if (copy && f.pending.empty() && f.engine->stage(*f.handle, p.request)) return;
   if (copy) {
     auto owned = std::make_shared<std::vector<unsigned char>>(n * datatype_size(dtype));
     std::memcpy(owned->data(), data, owned->size());

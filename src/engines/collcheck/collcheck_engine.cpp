@@ -105,7 +105,9 @@ class CollCheckEngine final : public engine::Engine {
     inner_->write(*f.inner, requests);
   }
   // Not collective: each rank stages its own writes, nothing to agree on.
-  bool stage(FileHandle& fh, const WriteRequest& request) override { return inner_->stage(*cast(fh).inner, request); }
+  bool stage(FileHandle& fh, const std::string& dataset, const Selection& sel, Datatype dtype, const void* data) override {
+    return inner_->stage(*cast(fh).inner, dataset, sel, dtype, data);
+  }
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype, void* out) override {
     auto& f = cast(fh);
     agree(f, "read('" + path + "')");

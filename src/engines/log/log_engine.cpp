@@ -390,7 +390,9 @@ class LogEngine final : public engine::Engine {
       if (requests.empty()) return;  // a flush point of a read-only file
       throw ReadOnlyError("cannot write to '" + requests[0].dataset + "': " + f.where() + " is open read-only");
     }
-    for (const auto& req : requests) buffer_write(f, req, /*may_keep=*/true);
+    for (const auto& req : requests)
+      add_blocks(f, dataset_id(f, req.dataset), req.selection, static_cast<const unsigned char*>(req.data),
+                 /*may_keep=*/true);
     // Collective: the data goes out when any rank's buffer is full, or has
     // uncopied large writes (their memory is only ours until we return).
     int mine = f.buffer.size() >= settings_.buffer_size || !f.direct.empty(), any = 0;
@@ -400,12 +402,13 @@ class LogEngine final : public engine::Engine {
 
   // Small writes are copied into the buffer right away; large ones (kept
   // uncopied by write()) are left to the object model's queue.
-  bool stage(FileHandle& fh, const WriteRequest& req) override {
+  bool stage(FileHandle& fh, const std::string& dataset, const Selection& sel, Datatype, const void* data) override {
     auto& f = cast(fh);
     if (!f.writable()) return false;  // write() raises the error, at the flush point
-    const DatasetInfo& info = f.datasets[std::size_t(dataset_id(f, req.dataset))];
-    if (req.selection.num_elements(info.shape) * datatype_size(info.dtype) >= settings_.direct_threshold) return false;
-    buffer_write(f, req, /*may_keep=*/false);
+    const int id = dataset_id(f, dataset);
+    const DatasetInfo& info = f.datasets[std::size_t(id)];
+    if (sel.num_elements(info.shape) * datatype_size(info.dtype) >= settings_.direct_threshold) return false;
+    add_blocks(f, id, sel, static_cast<const unsigned char*>(data), /*may_keep=*/false);
     return true;
   }
 
@@ -515,15 +518,12 @@ class LogEngine final : public engine::Engine {
 
   // ---- writing ----
 
-  // Takes one request, one block per box of its selection: copied into the
+  // Takes one write, one block per box of its selection: copied into the
   // buffer, or - if `may_keep` (the data stays valid until write() returns)
   // and the box is large and whole - kept as a pointer and written uncopied.
-  void buffer_write(LogFile& f, const WriteRequest& req, bool may_keep) {
-    const int id = dataset_id(f, req.dataset);
+  void add_blocks(LogFile& f, int id, const Selection& sel, const unsigned char* src, bool may_keep) {
     const DatasetInfo& info = f.datasets[std::size_t(id)];
     const std::size_t es = datatype_size(info.dtype);
-    auto* src = static_cast<const unsigned char*>(req.data);
-    const Selection& sel = req.selection;
     if (sel.kind() == Selection::Kind::Hyperslab && sel.is_box() && product(sel.block()) == 1) {
       // The common case, one box (a row, a slab): no box list to build.
       add_block(f, id, sel.start(), sel.count(), src, sel.count(), nullptr, es, may_keep);

@@ -105,13 +105,13 @@ class TraceEngine final : public engine::Engine {
                     first, total, t0, profile::now_ns(), /*counted=*/false);
   }
   // A write the inner engine takes at once is counted and traced here, as write() would.
-  bool stage(FileHandle& fh, const WriteRequest& r) override {
+  bool stage(FileHandle& fh, const std::string& dataset, const Selection& sel, Datatype dtype, const void* data) override {
     auto& f = cast(fh);
     int64_t t0 = profile::now_ns();
-    if (!inner_->stage(*f.inner, r)) return false;
-    const DatasetInfo& info = info_of(f, r.dataset);
-    uint64_t off = profile::byte_offset(r.selection, info), size = r.selection.num_elements(info.shape) * datatype_size(r.dtype);
-    profile::record(Layer::Engine, Kind::Write, "stage", where(f, r.dataset), off, size, t0, profile::now_ns());
+    if (!inner_->stage(*f.inner, dataset, sel, dtype, data)) return false;
+    const DatasetInfo& info = info_of(f, dataset);
+    uint64_t off = profile::byte_offset(sel, info), size = sel.num_elements(info.shape) * datatype_size(dtype);
+    profile::record(Layer::Engine, Kind::Write, "stage", where(f, dataset), off, size, t0, profile::now_ns());
     return true;
   }
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype, void* out) override {
