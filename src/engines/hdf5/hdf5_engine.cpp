@@ -699,11 +699,36 @@ void create_external_dataset(engine::FileHandle& fh, const std::string& path, Da
                       "creating the dataspace of '" + path + "'");
   Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
   for (const auto& s : segments)
-    check(H5Pset_external(dcpl.get(), s.file.c_str(), static_cast<off_t>(s.offset), static_cast<hsize_t>(s.size)),
-          "adding external storage to '" + path + "'");
+    if (H5Pset_external(dcpl.get(), s.file.c_str(), static_cast<off_t>(s.offset), static_cast<hsize_t>(s.size)) < 0)
+      check(-1, "adding external storage to '" + path + "'");
   Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype), space.get(), H5P_DEFAULT, dcpl.get(),
                               H5P_DEFAULT),
                    H5Dclose, "creating dataset '" + path + "' in file '" + f.name + "'");
+}
+
+void create_virtual_dataset(engine::FileHandle& fh, const std::string& path, Datatype dtype, const Dims& shape,
+                            const std::vector<VirtualBlock>& boxes, const std::string& sources) {
+  auto& f = static_cast<Hdf5File&>(fh);
+  auto dims = to_hsize(shape);
+  Hid vspace = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
+                       "creating the dataspace of '" + path + "'");
+  Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
+  for (std::size_t k = 0; k < boxes.size(); ++k) {
+    const auto& b = boxes[k];
+    const std::string source = sources + "/" + std::to_string(k);
+    create_external_dataset(fh, source, dtype, b.count, {b.bytes});
+    auto start = to_hsize(b.start), count = to_hsize(b.count);
+    check(H5Sselect_hyperslab(vspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+          "selecting box " + std::to_string(k) + " of '" + path + "'");
+    Hid sspace = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,
+                         "creating the dataspace of '" + source + "'");
+    check(H5Pset_virtual(dcpl.get(), vspace.get(), ".", source.c_str(), sspace.get()),
+          "mapping '" + source + "' into '" + path + "'");
+  }
+  H5Sselect_all(vspace.get());
+  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype), vspace.get(), H5P_DEFAULT, dcpl.get(),
+                              H5P_DEFAULT),
+                   H5Dclose, "creating virtual dataset '" + path + "' in file '" + f.name + "'");
 }
 
 void create_soft_link(engine::FileHandle& fh, const std::string& path, const std::string& target) {

@@ -20,6 +20,22 @@ struct ExternalSegment {
 // of the segments (H5Pset_external).
 void create_external_dataset(engine::FileHandle& f, const std::string& path, Datatype dtype, const Dims& shape,
                              const std::vector<ExternalSegment>& segments);
+// One box of a virtual dataset whose bytes, row-major, are one run of another file.
+struct VirtualBlock {
+  Dims start, count;
+  ExternalSegment bytes;
+};
+
+// A virtual dataset (HDF5 1.10's VDS) made of boxes: each box is a small
+// contiguous dataset `<sources>/<k>` with external storage (one segment),
+// mapped onto its place. Elements no box covers read as the fill value 0.
+// Costs one dataset per box, whatever the shape of the box; external storage
+// alone needs a segment per contiguous run (a 256-row tile of a wider
+// dataset is 256 runs), and HDF5 copies the whole list at every
+// H5Pset_external, so that many-run lists cost quadratic time.
+void create_virtual_dataset(engine::FileHandle& f, const std::string& path, Datatype dtype, const Dims& shape,
+                            const std::vector<VirtualBlock>& boxes, const std::string& sources);
+
 // A soft link at `path` to `target` (which need not exist).
 void create_soft_link(engine::FileHandle& f, const std::string& path, const std::string& target);
 

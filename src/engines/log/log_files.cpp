@@ -132,16 +132,29 @@ bool is_log_file(const std::string& path) {
 
 namespace {
 
-// The byte runs of a dataset in the log, if they cover it exactly once; empty
-// (with a reason) if the dataset cannot be mapped with external storage.
-std::vector<hdf5::ExternalSegment> external_segments(const LogFile& f, int id, const std::string& log_name,
-                                                     uint64_t max_segments, std::string& why_not) {
+// How a dataset of the log appears in the front file.
+struct FrontPlan {
+  enum Kind { External, Virtual, LogOnly } kind = LogOnly;
+  std::vector<hdf5::ExternalSegment> segments;  // External: the dataset's bytes, in order
+  std::vector<hdf5::VirtualBlock> boxes;        // Virtual: one per block
+  std::string why_not;                          // LogOnly: the reason, for the link's target
+};
+
+// External storage when the blocks tile the dataset exactly once in at most
+// kFewSegments runs of the log (cheap to create, readable by any HDF5). Else a
+// virtual dataset of the blocks when they do not overlap (never-written
+// elements read as 0, as in the log) and number at most max_pieces. Else the
+// data stays in the log only.
+FrontPlan plan_front_dataset(const LogFile& f, int id, const std::string& log_name, uint64_t max_pieces) {
+  constexpr uint64_t kFewSegments = 64;
+  FrontPlan plan;
   const DatasetInfo& info = f.datasets[std::size_t(id)];
   const auto& entries = f.index[std::size_t(id)].entries;
   const uint64_t es = datatype_size(info.dtype), total = product(info.shape);
+  // The blocks' contiguous runs of the dataset (row-major), to find overlaps and gaps.
   struct Run { uint64_t first, length, offset; };
   std::vector<Run> runs;
-  const uint64_t hard_cap = std::max<uint64_t>(max_segments * 64, 100000);
+  const uint64_t hard_cap = std::max<uint64_t>(max_pieces * 64, 100000);
   for (const auto& e : entries) {
     const std::size_t nd = e.count.size();
     std::size_t inner = nd - 1;
@@ -149,8 +162,8 @@ std::vector<hdf5::ExternalSegment> external_segments(const LogFile& f, int id, c
     while (inner > 0 && e.count[inner] == info.shape[inner]) run *= e.count[--inner];
     uint64_t nruns = product(e.count) / std::max<uint64_t>(run, 1);
     if (runs.size() + nruns > hard_cap) {
-      why_not = "its blocks make too many pieces";
-      return {};
+      plan.why_not = "its blocks make too many pieces";
+      return plan;
     }
     Dims idx(nd, 0), at(nd);
     for (uint64_t k = 0; k < nruns; ++k) {
@@ -164,27 +177,38 @@ std::vector<hdf5::ExternalSegment> external_segments(const LogFile& f, int id, c
     }
   }
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });
-  std::vector<hdf5::ExternalSegment> out;
   uint64_t next = 0;
+  bool gaps = false;
   for (const auto& r : runs) {
-    if (r.first != next) {
-      why_not = r.first < next ? "some of its elements were written more than once" : "some elements were never written";
-      return {};
+    if (r.first < next) {
+      plan.why_not = "some of its elements were written more than once";
+      return plan;
     }
-    next += r.length;
-    if (!out.empty() && out.back().offset + out.back().size == r.offset) out.back().size += r.length * es;
-    else out.push_back({log_name, r.offset, r.length * es});
+    gaps = gaps || r.first > next;
+    next = r.first + r.length;
+    if (!plan.segments.empty() && plan.segments.back().offset + plan.segments.back().size == r.offset)
+      plan.segments.back().size += r.length * es;
+    else
+      plan.segments.push_back({log_name, r.offset, r.length * es});
   }
-  if (next != total) {
-    why_not = "some elements were never written";
-    return {};
+  gaps = gaps || next != total;
+  if (!gaps && plan.segments.size() <= kFewSegments) {
+    plan.kind = FrontPlan::External;
+    return plan;
   }
-  if (out.size() > max_segments) {
-    why_not = "it has " + std::to_string(out.size()) + " pieces in the log (more than max_external_segments " +
-              std::to_string(max_segments) + ")";
-    return {};
+  plan.segments.clear();
+  if (entries.size() > max_pieces) {
+    plan.why_not = "it has " + std::to_string(entries.size()) + " blocks in the log (more than max_external_segments " +
+                   std::to_string(max_pieces) + ")";
+    return plan;
   }
-  return out;
+  if (f.tree.count(kFrontSources)) {  // the name is taken by the user's own object
+    plan.why_not = std::string("the front file's name ") + kFrontSources + " is in use";
+    return plan;
+  }
+  plan.kind = FrontPlan::Virtual;
+  for (const auto& e : entries) plan.boxes.push_back({e.start, e.count, {log_name, e.offset, e.nbytes}});
+  return plan;
 }
 
 }  // namespace
@@ -196,6 +220,7 @@ void write_front_file(LogFile& f, uint64_t max_segments) {
   const std::string log_name = std::filesystem::path(f.path).filename().string() + ".loom/log";
   e->write_attribute(*h, "/", kFrontMarker, AttributeValue(log_name));
   std::vector<std::string> log_only;
+  bool sources_group = false;
   for (auto& [path, node] : f.tree) {
     if (path != "/") {
       if (node.kind == ObjectKind::Group) {
@@ -208,11 +233,17 @@ void write_front_file(LogFile& f, uint64_t max_segments) {
           DatasetSpec spec;  // nothing written: the native dataset reads as zeros, like the log
           spec.dtype = info.dtype, spec.shape = info.shape, spec.layout = Layout::Contiguous, spec.layout_auto = false;
           e->create_dataset(*h, path, spec);
-        } else if (auto segs = external_segments(f, node.dataset, log_name, max_segments, why_not); !segs.empty()) {
-          hdf5::create_external_dataset(*h, path, info.dtype, info.shape, segs);
+        } else if (auto plan = plan_front_dataset(f, node.dataset, log_name, max_segments);
+                   plan.kind == FrontPlan::External) {
+          hdf5::create_external_dataset(*h, path, info.dtype, info.shape, plan.segments);
+        } else if (plan.kind == FrontPlan::Virtual) {
+          if (!sources_group) e->create_group(*h, kFrontSources), sources_group = true;
+          const std::string sources = std::string(kFrontSources) + "/" + std::to_string(node.dataset);
+          e->create_group(*h, sources);
+          hdf5::create_virtual_dataset(*h, path, info.dtype, info.shape, plan.boxes, sources);
         } else {
           // A dangling link: stock HDF5 tools report it instead of showing wrong values.
-          hdf5::create_soft_link(*h, path, "/h5loom: data in the log only (" + why_not + "); run: h5loom convert");
+          hdf5::create_soft_link(*h, path, "/h5loom: data in the log only (" + plan.why_not + "); run: h5loom convert");
           log_only.push_back(path);
           continue;
         }

@@ -104,6 +104,9 @@ bool is_log_file(const std::string& path);
 // The front file (rank 0, MPI_COMM_SELF), written at close; creating a log file
 // removes an old one. See docs/engines/log.md for what is directly readable.
 constexpr const char* kFrontMarker = "_h5loom_log";
+// The front file's group of the small datasets that virtual datasets map (one
+// group per dataset id, one dataset per block).
+constexpr const char* kFrontSources = "/_h5loom_blocks";
 void write_front_file(LogFile& f, uint64_t max_external_segments);
 
 // `h5loom verify`: every header, commit, index record and data checksum.

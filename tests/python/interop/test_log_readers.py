@@ -122,3 +122,44 @@ def test_crash_writer_file_is_directly_readable(tmp_path):
     """Slab-decomposed 1-D datasets written in many small pieces by 2 ranks."""
     run(*MPI, 2, BUILD / "tests" / "log_crash_writer", tmp_path / "w.h5", 3, 10000)
     in_fresh_python(f"check_crash_writer_file({str(tmp_path / 'w.h5')!r})")
+
+
+WRITE_TILES = """
+import sys, numpy as np, h5loom
+with h5loom.File(sys.argv[1], "w", engine="log") as f:
+    a = np.arange(64 * 96, dtype=np.float64).reshape(64, 96)
+    t = f.create_dataset("tiles", shape=a.shape, dtype="f8")  # 4 x 4 tiles: 256 runs of the dataset
+    for i in (3, 0, 2, 1):
+        for j in (1, 3, 0, 2):
+            t[16 * i:16 * (i + 1), 24 * j:24 * (j + 1)] = a[16 * i:16 * (i + 1), 24 * j:24 * (j + 1)]
+    p = f.create_dataset("partial", shape=(8, 100), dtype="i4")  # rows 2 and 5 never written
+    for r in (0, 1, 3, 4, 6, 7):
+        p[r] = np.arange(100, dtype=np.int32) + 1000 * r
+    o = f.create_dataset("overlap", shape=(10,), dtype="f4")
+    o[0:6] = 1.0
+    o[4:10] = 2.0
+"""
+
+
+def check_tile_file(path):
+    with h5py.File(path, "r") as f:
+        assert f["tiles"].is_virtual and f["partial"].is_virtual
+        np.testing.assert_array_equal(f["tiles"][...], np.arange(64 * 96, dtype=np.float64).reshape(64, 96))
+        np.testing.assert_array_equal(f["tiles"][5:40:3, 90], np.arange(64 * 96).reshape(64, 96)[5:40:3, 90])
+        want = np.arange(100, dtype=np.int32) + 1000 * np.arange(8, dtype=np.int32)[:, None]
+        want[[2, 5]] = 0  # never written: the fill value, as the log engine reads them
+        np.testing.assert_array_equal(f["partial"][...], want)
+        assert list(f.attrs["_h5loom_log_only"]) in (["/overlap"], [b"/overlap"])
+        assert isinstance(f.get("overlap", getlink=True), h5py.SoftLink)
+
+
+def test_tiles_and_partial_datasets_are_virtual_datasets(tmp_path):
+    """Blocks that do not tile a dataset in few runs (2-D tiles, rows left out) become
+    an HDF5 virtual dataset of the blocks; overlapping writes stay in the log only."""
+    path = tmp_path / "tiles.h5"
+    subprocess.run([sys.executable, "-c", WRITE_TILES, str(path)], check=True, timeout=300,
+                   env={k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))})
+    in_fresh_python(f"check_tile_file({str(path)!r})")
+    env = dict(os.environ, HDF5_EXTFILE_PREFIX="${ORIGIN}")
+    out = run("h5dump", "-d", "/tiles", "-s", "63,93", "-c", "1,3", path, env=env).stdout
+    assert "6141, 6142, 6143" in out
