@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -96,12 +97,12 @@ int traced_fdatasync(int fd, const std::string& file) {
   }
 }
 
-// Runs fn on rank 0 only; its error (if any) is raised on every rank.
-template <class Fn>
-void on_root(MPI_Comm comm, int rank, Fn&& fn) {
+// An error caught on one rank, to be raised on every rank later (share_error).
+struct CaughtError {
   int code = 0;
   std::string msg;
-  if (rank == 0) {
+  template <class Fn>
+  void run(Fn&& fn) {
     try {
       fn();
     } catch (const Error& e) {
@@ -110,13 +111,25 @@ void on_root(MPI_Comm comm, int rank, Fn&& fn) {
       code = int(ErrorCode::Generic), msg = e.what();
     }
   }
-  MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-  if (code == 0) return;
-  int n = int(msg.size());
-  MPI_Bcast(&n, 1, MPI_INT, 0, comm);
-  msg.resize(std::size_t(n));
-  MPI_Bcast(msg.data(), n, MPI_CHAR, 0, comm);
-  throw_code(code, msg);
+};
+
+// Collective: raises on every rank the error `root` caught, if any.
+void share_error(MPI_Comm comm, int root, CaughtError& e) {
+  MPI_Bcast(&e.code, 1, MPI_INT, root, comm);
+  if (e.code == 0) return;
+  int n = int(e.msg.size());
+  MPI_Bcast(&n, 1, MPI_INT, root, comm);
+  e.msg.resize(std::size_t(n));
+  MPI_Bcast(e.msg.data(), n, MPI_CHAR, root, comm);
+  throw_code(e.code, e.msg);
+}
+
+// Runs fn on rank 0 only; its error (if any) is raised on every rank.
+template <class Fn>
+void on_root(MPI_Comm comm, int rank, Fn&& fn) {
+  CaughtError e;
+  if (rank == 0) e.run(fn);
+  share_error(comm, 0, e);
 }
 
 void bcast_bytes(MPI_Comm comm, std::vector<unsigned char>& bytes) {
@@ -318,9 +331,26 @@ class LogEngine final : public engine::Engine {
   void close(FileHandle& fh) override {
     auto& f = cast(fh);
     if (f.writable()) {
-      commit(f);
-      if (settings_.front_file)
-        on_root(f.comm, f.rank, [&] { write_front_file(f, settings_.max_external_segments); });
+      if (settings_.front_file) {
+        // The last rank builds the front file while rank 0 and the aggregators
+        // make the last epoch durable (it has the whole tree and index once the
+        // epoch's entries are exchanged); it replaces the old front file only
+        // once the commit record is on disk, so the front file never shows an
+        // epoch that a crash could still lose. Its error, if any, is raised
+        // on every rank after the commit.
+        const int builder = f.size - 1;
+        CaughtError front;
+        bool built = false;
+        commit(f, [&] {
+          if (f.rank == builder) front.run([&] { build_front_file(f, settings_.max_external_segments); });
+          built = true;
+        });
+        if (!built && f.rank == builder) front.run([&] { build_front_file(f, settings_.max_external_segments); });
+        if (f.rank == builder && front.code == 0) front.run([&] { publish_front_file(f); });
+        share_error(f.comm, builder, front);
+      } else {
+        commit(f);
+      }
     }
     if (f.log_fd >= 0) ::close(f.log_fd), f.log_fd = -1;
     if (f.commits_fd >= 0) ::close(f.commits_fd), f.commits_fd = -1;
@@ -687,7 +717,9 @@ class LogEngine final : public engine::Engine {
 
   // Collective: ends the epoch if anything happened in it. After it returns the
   // epoch is on disk with its commit record, and every rank's index has it.
-  void commit(LogFile& f) {
+  // `while_syncing` (if given, and only if there was an epoch to commit) runs on
+  // every rank once the index is complete, while the data is being synced.
+  void commit(LogFile& f, const std::function<void()>& while_syncing = {}) {
     if (!f.writable()) return;
     spill(f);
     Writer mine;
@@ -735,6 +767,7 @@ class LogEngine final : public engine::Engine {
       traced_pwrite(f.log_fd, rec.bytes.data(), rec.bytes.size(), c.index_offset, log_path(f.path),
                     "writing an index record to " + f.where());
     });
+    if (while_syncing) while_syncing();
     int synced = 1, all_synced = 0;
     if (settings_.sync && (f.agg_rank == 0 || f.rank == 0)) synced = traced_fdatasync(f.log_fd, log_path(f.path)) == 0 ? 1 : 0;
     MPI_Allreduce(&synced, &all_synced, 1, MPI_INT, MPI_MIN, f.comm);

@@ -213,9 +213,11 @@ FrontPlan plan_front_dataset(const LogFile& f, int id, const std::string& log_na
 
 }  // namespace
 
-void write_front_file(LogFile& f, uint64_t max_segments) {
+std::string front_tmp_path(const LogFile& f) { return directory_of(f.path) + "/front.tmp"; }
+
+void build_front_file(const LogFile& f, uint64_t max_segments) {
   auto e = front_engine();
-  const std::string tmp = f.path + ".loom/front.tmp";
+  const std::string tmp = front_tmp_path(f);
   auto h = e->open(tmp, engine::OpenMode::Create, MPI_COMM_SELF);
   const std::string log_name = std::filesystem::path(f.path).filename().string() + ".loom/log";
   e->write_attribute(*h, "/", kFrontMarker, AttributeValue(log_name));
@@ -256,9 +258,11 @@ void write_front_file(LogFile& f, uint64_t max_segments) {
   }
   if (!log_only.empty()) e->write_attribute(*h, "/", "_h5loom_log_only", AttributeValue(log_only));
   e->close(*h);
-  // Replace the old front file at once: a reader never sees a half-written one.
+}
+
+void publish_front_file(const LogFile& f) {
   std::error_code ec;
-  std::filesystem::rename(tmp, f.path, ec);
+  std::filesystem::rename(front_tmp_path(f), f.path, ec);
   if (ec) throw IOError("cannot replace front file '" + f.path + "': " + ec.message());
 }
 

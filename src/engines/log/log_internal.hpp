@@ -107,7 +107,10 @@ constexpr const char* kFrontMarker = "_h5loom_log";
 // The front file's group of the small datasets that virtual datasets map (one
 // group per dataset id, one dataset per block).
 constexpr const char* kFrontSources = "/_h5loom_blocks";
-void write_front_file(LogFile& f, uint64_t max_external_segments);
+// The front file is built beside (NAME.loom/front.tmp), then published: renamed
+// over NAME at once, so a reader never sees a half-written one.
+void build_front_file(const LogFile& f, uint64_t max_external_segments);
+void publish_front_file(const LogFile& f);
 
 // `h5loom verify`: every header, commit, index record and data checksum.
 struct VerifyReport {
