@@ -340,12 +340,10 @@ class LogEngine final : public engine::Engine {
         // on every rank after the commit.
         const int builder = f.size - 1;
         CaughtError front;
-        bool built = false;
-        commit(f, [&] {
+        auto build = [&] {
           if (f.rank == builder) front.run([&] { build_front_file(f, settings_.max_external_segments); });
-          built = true;
-        });
-        if (!built && f.rank == builder) front.run([&] { build_front_file(f, settings_.max_external_segments); });
+        };
+        if (!commit(f, build)) build();  // nothing to commit: build it now
         if (f.rank == builder && front.code == 0) front.run([&] { publish_front_file(f); });
         share_error(f.comm, builder, front);
       } else {
@@ -719,14 +717,15 @@ class LogEngine final : public engine::Engine {
   // epoch is on disk with its commit record, and every rank's index has it.
   // `while_syncing` (if given, and only if there was an epoch to commit) runs on
   // every rank once the index is complete, while the data is being synced.
-  void commit(LogFile& f, const std::function<void()>& while_syncing = {}) {
-    if (!f.writable()) return;
+  // Returns whether there was an epoch to commit.
+  bool commit(LogFile& f, const std::function<void()>& while_syncing = {}) {
+    if (!f.writable()) return false;
     spill(f);
     Writer mine;
     for (const auto& e : f.written) e.encode(mine);
     uint64_t local[2] = {f.written.size(), mine.bytes.size()}, global[2] = {0, 0};
     MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, f.comm);
-    if (global[0] == 0 && f.meta_ops == 0) return;
+    if (global[0] == 0 && f.meta_ops == 0) return false;
 
     // Everyone gets every rank's entries (reads may touch any block).
     std::vector<int> counts(std::size_t(f.size)), displs(std::size_t(f.size));
@@ -789,6 +788,7 @@ class LogEngine final : public engine::Engine {
     f.commits_end += kCommitRecordSize;
     f.pending_meta = Json::array();
     f.meta_ops = 0;
+    return true;
   }
 
   // ---- reading ----
