@@ -332,12 +332,13 @@ class LogEngine final : public engine::Engine {
     auto& f = cast(fh);
     if (f.writable()) {
       if (settings_.front_file) {
-        // The last rank builds the front file while rank 0 and the aggregators
-        // make the last epoch durable (it has the whole tree and index once the
-        // epoch's entries are exchanged); it replaces the old front file only
-        // once the commit record is on disk, so the front file never shows an
-        // epoch that a crash could still lose. Its error, if any, is raised
-        // on every rank after the commit.
+        // The last rank builds the front file while the aggregators write the
+        // last epoch (it has the whole tree and index once the epoch's blocks
+        // are placed and exchanged; with one aggregator per node it is the last
+        // one whose data the aggregator takes); it replaces the old front file
+        // only once the commit record is on disk, so the front file never
+        // shows an epoch that a crash could still lose. Its error, if any, is
+        // raised on every rank after the commit.
         const int builder = f.size - 1;
         CaughtError front;
         auto build = [&] {
@@ -617,20 +618,32 @@ class LogEngine final : public engine::Engine {
 
   // Collective: every rank's buffered and direct data goes to the log through
   // the aggregators. A rank's bytes are its buffer, then its direct pieces.
-  void spill(LogFile& f) {
+  void spill(LogFile& f) { write_placed(f, place(f)); }
+
+  // Where a spill's bytes go, decided before they move.
+  struct Placement {
     struct Piece {
       const unsigned char* data;
       uint64_t nbytes;
     };
-    std::vector<Piece> pieces;
+    std::vector<Piece> pieces;  // this rank's, in log order
+    uint64_t mine = 0, my_offset = 0, total = 0;
+  };
+
+  // Collective: gives every buffered and direct block of every rank its place
+  // in the log and its checksums (so the index is known before the data moves).
+  Placement place(LogFile& f) {
+    Placement pl;
+    auto& pieces = pl.pieces;
     if (!f.buffer.empty()) pieces.push_back({f.buffer.data(), f.buffer.size()});
     for (std::size_t i = 0; i < f.direct.size(); ++i) pieces.push_back({f.direct_data[i], f.direct[i].nbytes});
-    uint64_t mine = 0;
+    uint64_t& mine = pl.mine;
     for (const auto& p : pieces) mine += p.nbytes;
 
     // Where each rank's bytes land: the group's region follows the groups before
     // it; within the group, ranks follow each other in order.
-    uint64_t in_group = 0, group_total = 0, group_base = 0, total = 0;
+    uint64_t in_group = 0, group_total = 0, group_base = 0;
+    uint64_t& total = pl.total;
     MPI_Exscan(&mine, &in_group, 1, MPI_UINT64_T, MPI_SUM, f.agg_comm);
     if (f.agg_rank == 0) in_group = 0;
     MPI_Allreduce(&mine, &group_total, 1, MPI_UINT64_T, MPI_SUM, f.agg_comm);
@@ -639,8 +652,9 @@ class LogEngine final : public engine::Engine {
     if (f.rank == 0) group_base = 0;
     MPI_Bcast(&group_base, 1, MPI_UINT64_T, 0, f.agg_comm);
     MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, f.comm);
-    if (total == 0) return;
-    const uint64_t my_offset = f.log_end + group_base + in_group;
+    if (total == 0) return pl;
+    pl.my_offset = f.log_end + group_base + in_group;
+    const uint64_t my_offset = pl.my_offset;
     const uint64_t next_epoch = f.epoch + 1;
 
     // Checksums are computed by the rank that owns the data; entries get their log offsets.
@@ -657,6 +671,15 @@ class LogEngine final : public engine::Engine {
       seal(f.direct[i], f.direct_data[i], at);
       at += f.direct[i].nbytes;
     }
+    return pl;
+  }
+
+  // Collective: moves the placed bytes to the log (members to their aggregator,
+  // aggregators to the file); the blocks join the epoch's written ones.
+  void write_placed(LogFile& f, const Placement& pl) {
+    if (pl.total == 0) return;
+    const auto& pieces = pl.pieces;
+    const uint64_t mine = pl.mine, my_offset = pl.my_offset, total = pl.total;
 
     std::string what = "writing to the log of '" + f.path + "'";
     auto write_at = [&](const unsigned char* p, uint64_t n, uint64_t off) {
@@ -715,17 +738,23 @@ class LogEngine final : public engine::Engine {
 
   // Collective: ends the epoch if anything happened in it. After it returns the
   // epoch is on disk with its commit record, and every rank's index has it.
-  // `while_syncing` (if given, and only if there was an epoch to commit) runs on
-  // every rank once the index is complete, while the data is being synced.
+  // `while_writing` (if given, and only if there was an epoch to commit) runs on
+  // every rank once the index is complete, before the rank's data moves.
   // Returns whether there was an epoch to commit.
-  bool commit(LogFile& f, const std::function<void()>& while_syncing = {}) {
+  bool commit(LogFile& f, const std::function<void()>& while_writing = {}) {
     if (!f.writable()) return false;
-    spill(f);
+    // The blocks get their places first, so that the index is exchanged
+    // before the bytes move and `while_writing` can use it meanwhile.
+    const Placement placed = place(f);
     Writer mine;
-    for (const auto& e : f.written) e.encode(mine);
-    uint64_t local[2] = {f.written.size(), mine.bytes.size()}, global[2] = {0, 0};
+    uint64_t entries = 0;
+    for (const auto* list : {&f.written, &f.buffered, &f.direct}) {
+      for (const auto& e : *list) e.encode(mine);
+      entries += list->size();
+    }
+    uint64_t local[2] = {entries, mine.bytes.size()}, global[2] = {0, 0};
     MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, f.comm);
-    if (global[0] == 0 && f.meta_ops == 0) return false;
+    if (global[0] == 0 && f.meta_ops == 0) return false;  // then nothing was placed either
 
     // Everyone gets every rank's entries (reads may touch any block).
     std::vector<int> counts(std::size_t(f.size)), displs(std::size_t(f.size));
@@ -739,6 +768,8 @@ class LogEngine final : public engine::Engine {
     const uint64_t epoch = f.epoch + 1;
     Reader r{all.data(), all.size(), 0, f.where()};
     for (uint64_t i = 0; i < global[0]; ++i) add_entry(f, BlockEntry::decode(r));
+    if (while_writing) while_writing();
+    write_placed(f, placed);
     f.written.clear();
 
     // Rank 0 appends the index record while the aggregators make their data
@@ -766,7 +797,6 @@ class LogEngine final : public engine::Engine {
       traced_pwrite(f.log_fd, rec.bytes.data(), rec.bytes.size(), c.index_offset, log_path(f.path),
                     "writing an index record to " + f.where());
     });
-    if (while_syncing) while_syncing();
     int synced = 1, all_synced = 0;
     if (settings_.sync && (f.agg_rank == 0 || f.rank == 0)) synced = traced_fdatasync(f.log_fd, log_path(f.path)) == 0 ? 1 : 0;
     MPI_Allreduce(&synced, &all_synced, 1, MPI_INT, MPI_MIN, f.comm);
