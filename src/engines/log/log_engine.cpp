@@ -170,6 +170,7 @@ AttributeValue attribute_from_json(const Json& j) {
 struct Settings {
   uint64_t buffer_size = 256 * MiB;  // per rank; reaching it writes the buffers out
   uint64_t direct_threshold = 1 * MiB;  // larger single-box writes are not copied into the buffer
+  uint64_t region_size = 64 * MiB;      // per rank, the first round of regions (0: no regions)
   std::string aggregators = "node";  // "node", "all", or a count
   int aggregator_count = 0;          // when a count was given
   bool sync = true;                  // fdatasync before each commit record
@@ -320,7 +321,11 @@ class LogEngine final : public engine::Engine {
           posix_fail("trimming " + commits_path(path));
       });
     }
-    if (f->writable()) setup_aggregation(*f);
+    if (f->writable()) {
+      setup_aggregation(*f);
+      f->region_size = round_up(settings_.region_size, kRegionAlignment);
+      open_round(*f);
+    }
     if (creating) record(*f, Json{{"op", "group"}, {"path", "/"}});  // the first epoch records the root
     f->tree["/"].kind = ObjectKind::Group;  // also in a file that crashed before its first commit
     return f;
@@ -368,7 +373,8 @@ class LogEngine final : public engine::Engine {
     if (f.torn_bytes) o << "  torn tail: " << f.torn_bytes << " bytes after the last commit (ignored)\n";
     if (f.writable())
       o << "  writing: buffer " << settings_.buffer_size << " bytes per rank, " << f.aggregators
-        << " aggregator(s), sync " << (settings_.sync ? "on" : "off") << "\n";
+        << " aggregator(s), regions of " << f.region_size << " bytes per rank for writes of "
+        << settings_.direct_threshold << " bytes or more, sync " << (settings_.sync ? "on" : "off") << "\n";
     return o.str();
   }
 
@@ -429,14 +435,24 @@ class LogEngine final : public engine::Engine {
     if (any) spill(f);
   }
 
-  // Small writes are copied into the buffer right away; large ones (kept
-  // uncopied by write()) are left to the object model's queue.
+  // A copying write is taken at once if it has room: a large one-box write in
+  // the rank's region of the log (written now, uncopied), a small one in the
+  // buffer (one copy instead of two: the object model's, then ours). Any other
+  // is left to the object model's queue and reaches write() at the flush
+  // point, which spills collectively: the buffer never outgrows buffer_size.
   bool stage(FileHandle& fh, const std::string& dataset, const Selection& sel, Datatype, const void* data) override {
     auto& f = cast(fh);
     if (!f.writable()) return false;  // write() raises the error, at the flush point
     const int id = dataset_id(f, dataset);
     const DatasetInfo& info = f.datasets[std::size_t(id)];
-    if (sel.num_elements(info.shape) * datatype_size(info.dtype) >= settings_.direct_threshold) return false;
+    const uint64_t nbytes = sel.num_elements(info.shape) * datatype_size(info.dtype);
+    if (nbytes >= settings_.direct_threshold) {
+      const bool one_box = sel.kind() == Selection::Kind::All ||
+                           (sel.kind() == Selection::Kind::Hyperslab && sel.is_box() && product(sel.block()) == 1);
+      if (!one_box || !region_has_room(f, nbytes)) return false;  // write() counts it in the region demand
+    } else if (f.buffer.size() + nbytes > settings_.buffer_size) {
+      return false;
+    }
     add_blocks(f, id, sel, static_cast<const unsigned char*>(data), /*may_keep=*/false);
     return true;
   }
@@ -526,12 +542,13 @@ class LogEngine final : public engine::Engine {
     // Ranks are grouped; the first rank of each group (its aggregator) writes the
     // group's data. "node": one group per shared-memory node.
     int color = 0;
+    MPI_Comm node;
+    MPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &node);
+    int node_leader_world = f.rank;
+    MPI_Bcast(&node_leader_world, 1, MPI_INT, 0, node);
+    MPI_Comm_free(&node);
+    f.node_leader = node_leader_world == f.rank;
     if (settings_.aggregators == "node") {
-      MPI_Comm node;
-      MPI_Comm_split_type(f.comm, MPI_COMM_TYPE_SHARED, f.rank, MPI_INFO_NULL, &node);
-      int node_leader_world = f.rank;
-      MPI_Bcast(&node_leader_world, 1, MPI_INT, 0, node);
-      MPI_Comm_free(&node);
       color = node_leader_world;
     } else {
       int m = settings_.aggregators == "all" ? f.size : std::clamp(settings_.aggregator_count, 1, f.size);
@@ -571,6 +588,10 @@ class LogEngine final : public engine::Engine {
     if (nbytes == 0) return;
     const bool whole = dense_start == nullptr || count == dense;
     const uint64_t counter = f.counter++;
+    if (whole && nbytes >= settings_.direct_threshold && f.region_size > 0) {
+      f.region_demand += nbytes;
+      if (region_has_room(f, nbytes)) return write_to_region(f, new_entry(f, id, start, count, nbytes, counter), src);
+    }
     if (may_keep && whole && nbytes >= settings_.direct_threshold) {
       f.direct.push_back(new_entry(f, id, start, count, nbytes, counter));
       f.direct_data.push_back(src);
@@ -608,6 +629,71 @@ class LogEngine final : public engine::Engine {
     return e;
   }
 
+  // ---- regions: large writes go to the log at once, each rank to its own region ----
+
+  static uint64_t round_up(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
+
+  static bool region_has_room(const LogFile& f, uint64_t nbytes) {
+    return f.region_size > 0 && f.region_used + nbytes <= f.region_size;
+  }
+
+  // Opens a round of regions after everything placed so far (every rank, at
+  // the same point of the collective sequence).
+  static void open_round(LogFile& f) {
+    f.region_base = round_up(f.log_end, kRegionAlignment);
+    f.region_used = 0;
+    f.region_demand = 0;
+  }
+
+  // Collective: ends the round. The log continues after the last byte any rank
+  // wrote in its region; the next round's regions are as large as the largest
+  // demand of this one (the first round's are region_size), so that a code that
+  // writes as much at every step leaves almost no holes. A region write that
+  // failed on any rank is raised here, on every rank.
+  static void close_round(LogFile& f, uint64_t max_region) {
+    uint64_t mine[3] = {f.region_used ? uint64_t(f.rank) * f.region_size + f.region_used : 0, f.region_demand,
+                        uint64_t(f.region_error.empty() ? 0 : 1)},
+             most[3] = {0, 0, 0};
+    MPI_Allreduce(mine, most, 3, MPI_UINT64_T, MPI_MAX, f.comm);
+    if (most[2]) {
+      int failed = f.region_error.empty() ? INT32_MAX : f.rank, first = 0;
+      MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, f.comm);
+      CaughtError e;
+      if (f.rank == first) e.code = int(ErrorCode::IO), e.msg = f.region_error;
+      f.region_error.clear();
+      share_error(f.comm, first, e);
+    }
+    if (most[0] > 0) {
+      f.log_end = f.region_base + most[0];
+      f.regions_in_epoch = true;
+    }
+    if (most[1] > 0) f.region_size = std::min(round_up(most[1], kRegionAlignment), round_up(max_region, kRegionAlignment));
+    f.region_used = f.region_demand = 0;
+  }
+
+  // Writes one block to this rank's region now, from the caller's memory; it
+  // joins the epoch's written blocks. An I/O error is kept for close_round (a
+  // write is not a collective call: raising it here could leave the other
+  // ranks waiting in the next collective one).
+  void write_to_region(LogFile& f, BlockEntry e, const unsigned char* src) {
+    e.epoch = uint32_t(f.epoch + 1);
+    e.offset = f.region_base + uint64_t(f.rank) * f.region_size + f.region_used;
+    const uint64_t unit = f.header.checksum_unit;
+    e.unit_crcs.clear();
+    for (uint64_t u = 0; u < e.nbytes; u += unit) e.unit_crcs.push_back(crc32c(src + u, std::min(unit, e.nbytes - u)));
+    CaughtError err;
+    err.run([&] {
+      traced_pwrite(f.log_fd, src, e.nbytes, e.offset, log_path(f.path), "writing to the log of '" + f.path + "'");
+    });
+    if (err.code != 0) {
+      if (f.region_error.empty()) f.region_error = err.msg;
+      return;
+    }
+    if (settings_.sync) ::sync_file_range(f.log_fd, off_t(e.offset), off_t(e.nbytes), SYNC_FILE_RANGE_WRITE);
+    f.region_used += e.nbytes;
+    f.written.push_back(std::move(e));
+  }
+
   // The id of a dataset; the last one is remembered (writes come in runs).
   static int dataset_id(LogFile& f, const std::string& path) {
     if (f.last_dataset_id >= 0 && path == f.last_dataset_path) return f.last_dataset_id;
@@ -618,7 +704,10 @@ class LogEngine final : public engine::Engine {
 
   // Collective: every rank's buffered and direct data goes to the log through
   // the aggregators. A rank's bytes are its buffer, then its direct pieces.
-  void spill(LogFile& f) { write_placed(f, place(f)); }
+  void spill(LogFile& f) {
+    write_placed(f, place(f));
+    open_round(f);
+  }
 
   // Where a spill's bytes go, decided before they move.
   struct Placement {
@@ -633,6 +722,7 @@ class LogEngine final : public engine::Engine {
   // Collective: gives every buffered and direct block of every rank its place
   // in the log and its checksums (so the index is known before the data moves).
   Placement place(LogFile& f) {
+    close_round(f, settings_.region_size);
     Placement pl;
     auto& pieces = pl.pieces;
     if (!f.buffer.empty()) pieces.push_back({f.buffer.data(), f.buffer.size()});
@@ -754,7 +844,10 @@ class LogEngine final : public engine::Engine {
     }
     uint64_t local[2] = {entries, mine.bytes.size()}, global[2] = {0, 0};
     MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, f.comm);
-    if (global[0] == 0 && f.meta_ops == 0) return false;  // then nothing was placed either
+    if (global[0] == 0 && f.meta_ops == 0) {  // then nothing was placed either
+      open_round(f);
+      return false;
+    }
 
     // Everyone gets every rank's entries (reads may touch any block).
     std::vector<int> counts(std::size_t(f.size)), displs(std::size_t(f.size));
@@ -798,7 +891,10 @@ class LogEngine final : public engine::Engine {
                     "writing an index record to " + f.where());
     });
     int synced = 1, all_synced = 0;
-    if (settings_.sync && (f.agg_rank == 0 || f.rank == 0)) synced = traced_fdatasync(f.log_fd, log_path(f.path)) == 0 ? 1 : 0;
+    // Region writes are synced by one rank per node (a sync flushes the node's
+    // pages of the file, whoever wrote them).
+    const bool syncs = f.agg_rank == 0 || f.rank == 0 || (f.node_leader && f.regions_in_epoch);
+    if (settings_.sync && syncs) synced = traced_fdatasync(f.log_fd, log_path(f.path)) == 0 ? 1 : 0;
     MPI_Allreduce(&synced, &all_synced, 1, MPI_INT, MPI_MIN, f.comm);
     if (!all_synced) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
     on_root(f.comm, f.rank, [&] {
@@ -818,6 +914,8 @@ class LogEngine final : public engine::Engine {
     f.commits_end += kCommitRecordSize;
     f.pending_meta = Json::array();
     f.meta_ops = 0;
+    f.regions_in_epoch = false;
+    open_round(f);
     return true;
   }
 
@@ -1025,6 +1123,7 @@ std::unique_ptr<Engine> make_log_engine(Knobs& knobs) {
     }
   }
   s.direct_threshold = knobs.get<uint64_t>("direct_threshold", s.direct_threshold);
+  s.region_size = knobs.get<uint64_t>("region_size", s.region_size);
   s.sync = knobs.get<bool>("sync", s.sync);
   s.checksum_unit = knobs.get<uint64_t>("checksum_unit", s.checksum_unit);
   if (s.checksum_unit < 512 || s.checksum_unit > (1u << 30))

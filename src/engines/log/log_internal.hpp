@@ -61,6 +61,17 @@ struct LogFile final : engine::FileHandle {
   // the engine's write() returns.
   std::vector<BlockEntry> direct;
   std::vector<const unsigned char*> direct_data;
+  // Large whole-box writes go straight from the caller's memory to this rank's
+  // region of the log, at once (no copy, no aggregator): a round of regions
+  // starts at region_base, rank r's at region_base + r * region_size. A round
+  // ends at the next placement (a spill or a commit), where the regions' used
+  // extent is agreed on; unused parts of regions stay holes.
+  uint64_t region_base = 0, region_size = 0;
+  uint64_t region_used = 0;     // this rank's bytes in its region this round
+  uint64_t region_demand = 0;   // bytes this rank wanted there this round (used + what did not fit)
+  bool regions_in_epoch = false;  // some rank wrote to a region in the open epoch (all ranks agree)
+  bool node_leader = false;       // the lowest rank of its shared-memory node (syncs region writes)
+  std::string region_error;       // a failed region write, raised on every rank at the next placement
   std::unique_ptr<unsigned char[]> receive[2];  // an aggregator's two receive buffers, kept between flushes
   uint64_t receive_size = 0;
   nlohmann::json pending_meta = nlohmann::json::array();
@@ -107,6 +118,9 @@ constexpr const char* kFrontMarker = "_h5loom_log";
 // The front file's group of the small datasets that virtual datasets map (one
 // group per dataset id, one dataset per block).
 constexpr const char* kFrontSources = "/_h5loom_blocks";
+// Rounds of regions start on page boundaries, and regions are whole pages, so
+// that no two ranks write into one page.
+constexpr uint64_t kRegionAlignment = 4096;
 // The front file is built beside (NAME.loom/front.tmp), then published: renamed
 // over NAME at once, so a reader never sees a half-written one.
 void build_front_file(const LogFile& f, uint64_t max_external_segments);

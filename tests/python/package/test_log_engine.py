@@ -111,10 +111,18 @@ def test_kill_during_multistep_write(tmp_path, kill_all, after_commit, extra_del
         assert f"step{found[-1]}" in f
 
 
-def write_reference(path):
+# The default settings put these writes in the buffer; the second makes them
+# go to the ranks' regions of the log, written at once (and, the regions
+# being small, partly through the flush path when a region is full).
+SMALL_WRITES = {"checksum_unit": 4096}
+REGION_WRITES = {"checksum_unit": 4096, "direct_threshold": 1024, "region_size": 65536}
+LAYOUTS = pytest.mark.parametrize("settings", [SMALL_WRITES, REGION_WRITES], ids=["buffered", "regions"])
+
+
+def write_reference(path, settings=SMALL_WRITES):
     """A small log file with several datasets and epochs; returns {path: values}."""
     values = {}
-    with h5loom.File(path, "w", engine={"engine": "log", "log": {"checksum_unit": 4096}}) as f:
+    with h5loom.File(path, "w", engine={"engine": "log", "log": settings}) as f:
         for step in range(3):
             for name, dtype in (("u", "f8"), ("v", "i4")):
                 data = (np.arange(20_000) * (step + 1)).astype(dtype)
@@ -145,9 +153,10 @@ def read_all_or_error(path, values):
     return outcomes
 
 
-def test_flipped_bytes_raise_or_read_exactly(tmp_path):
+@LAYOUTS
+def test_flipped_bytes_raise_or_read_exactly(tmp_path, settings):
     ref = tmp_path / "ref.h5"
-    values = write_reference(ref)
+    values = write_reference(ref, settings)
     log = pathlib.Path(str(ref) + ".loom") / "log"
     size = log.stat().st_size
     seen = set()
@@ -170,9 +179,10 @@ def test_flipped_bytes_raise_or_read_exactly(tmp_path):
     assert data_flips_caught > 100  # flips in data blocks and index records are caught, not returned
 
 
-def test_truncated_logs_raise_or_read_exactly(tmp_path):
+@LAYOUTS
+def test_truncated_logs_raise_or_read_exactly(tmp_path, settings):
     ref = tmp_path / "ref.h5"
-    values = write_reference(ref)
+    values = write_reference(ref, settings)
     log = pathlib.Path(str(ref) + ".loom") / "log"
     size = log.stat().st_size
     for keep in [0, 10, 4096, 5000, size // 3, size // 2, size - 100, size - 1]:
