@@ -655,7 +655,16 @@ class LogEngine final : public engine::Engine {
                         uint64_t(f.region_error.empty() ? 0 : 1)},
              most[3] = {0, 0, 0};
     MPI_Allreduce(mine, most, 3, MPI_UINT64_T, MPI_MAX, f.comm);
+    if (most[0] > 0) {
+      f.log_end = f.region_base + most[0];
+      f.regions_in_epoch = true;
+    }
+    if (most[1] > 0) f.region_size = std::min(round_up(most[1], kRegionAlignment), round_up(max_region, kRegionAlignment));
+    f.region_used = f.region_demand = 0;
     if (most[2]) {
+      // The round is over either way: the blocks written in it keep their
+      // places, and the next writes go to a new round after them.
+      open_round(f);
       int failed = f.region_error.empty() ? INT32_MAX : f.rank, first = 0;
       MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, f.comm);
       CaughtError e;
@@ -663,12 +672,6 @@ class LogEngine final : public engine::Engine {
       f.region_error.clear();
       share_error(f.comm, first, e);
     }
-    if (most[0] > 0) {
-      f.log_end = f.region_base + most[0];
-      f.regions_in_epoch = true;
-    }
-    if (most[1] > 0) f.region_size = std::min(round_up(most[1], kRegionAlignment), round_up(max_region, kRegionAlignment));
-    f.region_used = f.region_demand = 0;
   }
 
   // Writes one block to this rank's region now, from the caller's memory; it
