@@ -68,6 +68,17 @@ void pread_all(int fd, void* data, uint64_t n, uint64_t offset, const std::strin
 }
 
 // The system calls of the engine, as the profile's POSIX layer sees them.
+// Starts the write-back of [offset, offset + n) now, so that the sync at the
+// commit has little left to wait for - only of the pages the range covers
+// whole: a page under write-back cannot be changed until it is on disk, and
+// the next write (the next block, another aggregator's run, the index record)
+// often begins in the page where this one ended. The sync writes those.
+void start_write_back(int fd, uint64_t offset, uint64_t n) {
+  constexpr uint64_t page = 4096;
+  const uint64_t first = (offset + page - 1) / page * page, end = (offset + n) / page * page;
+  if (end > first) ::sync_file_range(fd, off_t(first), off_t(end - first), SYNC_FILE_RANGE_WRITE);
+}
+
 void traced_pwrite(int fd, const void* data, uint64_t n, uint64_t offset, const std::string& file,
                    const std::string& what) {
   profile::Scope s(profile::Layer::Posix, profile::Kind::Write, "pwrite", file, offset, n);
@@ -692,7 +703,7 @@ class LogEngine final : public engine::Engine {
       if (f.region_error.empty()) f.region_error = err.msg;
       return;
     }
-    if (settings_.sync) ::sync_file_range(f.log_fd, off_t(e.offset), off_t(e.nbytes), SYNC_FILE_RANGE_WRITE);
+    if (settings_.sync) start_write_back(f.log_fd, e.offset, e.nbytes);
     f.region_used += e.nbytes;
     f.written.push_back(std::move(e));
   }
@@ -769,29 +780,39 @@ class LogEngine final : public engine::Engine {
 
   // Collective: moves the placed bytes to the log (members to their aggregator,
   // aggregators to the file); the blocks join the epoch's written ones.
-  void write_placed(LogFile& f, const Placement& pl) {
-    if (pl.total == 0) return;
+  // `meanwhile` (if given) runs on every rank while its bytes move: a member
+  // runs it once its messages are posted (the aggregator takes them without
+  // it), an aggregator before it writes.
+  void write_placed(LogFile& f, const Placement& pl, const std::function<void()>& meanwhile = {}) {
+    if (pl.total == 0) {
+      if (meanwhile) meanwhile();
+      return;
+    }
     const auto& pieces = pl.pieces;
     const uint64_t mine = pl.mine, my_offset = pl.my_offset, total = pl.total;
 
     std::string what = "writing to the log of '" + f.path + "'";
     auto write_at = [&](const unsigned char* p, uint64_t n, uint64_t off) {
       traced_pwrite(f.log_fd, p, n, off, log_path(f.path), what);
-      // Start the write-back now, so that the sync at the commit waits less.
-      if (settings_.sync) ::sync_file_range(f.log_fd, off_t(off), off_t(n), SYNC_FILE_RANGE_WRITE);
+      if (settings_.sync) start_write_back(f.log_fd, off, n);
     };
     constexpr uint64_t kMessage = 64 * MiB;  // MPI counts are int; also the aggregator's pipeline step
     std::vector<uint64_t> sizes(std::size_t(f.agg_size));
     if (f.agg_size > 1) MPI_Gather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, f.agg_comm);
-    if (f.agg_size == 1) {
-      uint64_t off = my_offset;
-      for (const auto& p : pieces) write_at(p.data, p.nbytes, off), off += p.nbytes;
-    } else if (f.agg_rank != 0) {
-      // Members send their pieces in messages of at most kMessage bytes, in order.
+    if (f.agg_rank != 0) {
+      // Members send their pieces in messages of at most kMessage bytes, in
+      // order (MPI keeps the order of messages between two ranks).
+      std::vector<MPI_Request> sends;
       for (const auto& p : pieces)
-        for (uint64_t done = 0; done < p.nbytes; done += kMessage)
-          MPI_Send(p.data + done, int(std::min(kMessage, p.nbytes - done)), MPI_BYTE, 0, 77, f.agg_comm);
+        for (uint64_t done = 0; done < p.nbytes; done += kMessage) {
+          sends.emplace_back();
+          MPI_Isend(p.data + done, int(std::min(kMessage, p.nbytes - done)), MPI_BYTE, 0, 77, f.agg_comm,
+                    &sends.back());
+        }
+      if (meanwhile) meanwhile();
+      MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
     } else {
+      if (meanwhile) meanwhile();
       uint64_t off = my_offset;
       for (const auto& p : pieces) write_at(p.data, p.nbytes, off), off += p.nbytes;
       // Then each member's bytes, receiving the next message while writing one.
@@ -864,8 +885,7 @@ class LogEngine final : public engine::Engine {
     const uint64_t epoch = f.epoch + 1;
     Reader r{all.data(), all.size(), 0, f.where()};
     for (uint64_t i = 0; i < global[0]; ++i) add_entry(f, BlockEntry::decode(r));
-    if (while_writing) while_writing();
-    write_placed(f, placed);
+    write_placed(f, placed, while_writing);
     f.written.clear();
 
     // Rank 0 appends the index record while the aggregators make their data
