@@ -23,7 +23,7 @@ TEST(Config, NamesJsonAndWrappers) {
   EXPECT_EQ(engine::make_engine(R"({"hdf5": {"transfer": "independent", "alignment": 1,
       "meta_block_size": 4096, "layout": "chunked", "chunk_target_bytes": 65536,
       "fill_time": "alloc", "libver_low": "v110", "collective_metadata": false,
-      "mpi_info": {"romio_cb_write": "enable"}}})")->name(), "hdf5");
+      "mpi_info": {"romio_cb_write": "enable"}, "sync": true}})")->name(), "hdf5");
   auto names = engine::engine_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "hdf5"), names.end());
 }
@@ -42,6 +42,7 @@ TEST(Config, ErrorsNameTheKeyAndValue) {
   EXPECT_NE(config_error(R"({"hdf5": {"transfer": "sometimes"}})").find("'sometimes'"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"alignment": "big"}})").find("hdf5.alignment"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"alignment": 0}})").find("hdf5.alignment"), std::string::npos);
+  EXPECT_NE(config_error(R"({"hdf5": {"sync": "yes"}})").find("hdf5.sync"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"mpi_info": {"cb_nodes": 4}}})").find("mpi_info.cb_nodes"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"colective": true}})").find("'hdf5.colective'"), std::string::npos);
   EXPECT_NE(config_error(R"({"wrappers": "collcheck"})").find("wrappers"), std::string::npos);

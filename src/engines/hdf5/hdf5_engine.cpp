@@ -1,7 +1,9 @@
 // The native engine: parallel HDF5 over MPI-IO. Files are plain HDF5 that
 // h5dump and h5py read. Knobs and their defaults: docs/engines/hdf5.md.
 #include <hdf5.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -216,6 +218,7 @@ struct Settings {
   std::string fill_time = "never";
   std::string libver_low = "earliest";
   std::string driver = "mpio";  // or "sec2" (POSIX) or "core" (in memory, written at close): one rank only
+  bool sync = false;            // make the file durable at close (as the log engine does by default)
   std::map<std::string, std::string> mpi_info;
 
   static Settings from(engine::Knobs& k) {
@@ -232,6 +235,7 @@ struct Settings {
     s.fill_time = k.choice("fill_time", "never", {"never", "alloc", "ifset"});
     s.libver_low = k.choice("libver_low", "earliest", {"earliest", "v18", "v110", "latest"});
     s.driver = k.choice("driver", "mpio", {"mpio", "sec2", "core"});
+    s.sync = k.get<bool>("sync", s.sync);
     if (const auto* info = k.raw("mpi_info")) {
       if (!info->is_object()) k.bad_value("mpi_info", "must be an object of string hints, not " + info->dump());
       for (const auto& [key, value] : info->items()) {
@@ -354,8 +358,20 @@ class Hdf5Engine final : public engine::Engine {
   void close(FileHandle& fh) override {
     auto& f = cast(fh);
     f.datasets.clear();
+    // sync: with MPI-IO, H5Fflush ends in MPI_File_sync (collective, as the
+    // close); the other drivers' files are fsync'ed once HDF5 has closed them.
+    unsigned intent = 0;
+    const bool writable = f.file.get() >= 0 && H5Fget_intent(f.file.get(), &intent) >= 0 && (intent & H5F_ACC_RDWR);
+    if (settings_.sync && writable && settings_.driver == "mpio")
+      check(H5Fflush(f.file.get(), H5F_SCOPE_GLOBAL), "syncing file '" + f.name + "'");
     hid_t id = f.file.release();  // a failed close must not be retried by ~Hid
     if (id >= 0 && H5Fclose(id) < 0) fail("closing file '" + f.name + "'");
+    if (settings_.sync && writable && settings_.driver != "mpio") {
+      int fd = ::open(f.name.c_str(), O_RDONLY | O_CLOEXEC);
+      const bool ok = fd >= 0 && ::fsync(fd) == 0;
+      if (fd >= 0) ::close(fd);
+      if (!ok) throw IOError("cannot sync file '" + f.name + "' to storage: " + std::strerror(errno));
+    }
   }
 
   std::string describe(FileHandle& fh) override {
