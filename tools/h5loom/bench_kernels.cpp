@@ -62,16 +62,20 @@ int run_qmcpack(const KernelOptions& o) {
   k.bytes_per_rank = W * walker_bytes + W * sizeof(double) + S * sizeof(uint64_t);
   k.posix_piece = walker_bytes;
   k.posix_description = "pwrite walker by walker";
+  // The walkers live in memory, as in QMCPACK; they are made before the clock
+  // starts (the POSIX baseline does not compute its bytes either).
+  std::vector<double> all_walkers(W * P * 3);
+  for (uint64_t w = 0; w < W; ++w)
+    for (uint64_t p = 0; p < P; ++p)
+      for (uint64_t d = 0; d < 3; ++d) all_walkers[(w * P + p) * 3 + d] = value(first + w, p, d);
   k.write = [&](File& f) {
     auto walkers = f.create_dataset<double>("state_0/walkers", {W * N, P, 3});
     auto wts = f.create_dataset<double>("state_0/walker_weights", {W * N});
     auto part = f.create_dataset<int64_t>("state_0/walker_partition", {N + 1});
     auto rng = f.create_dataset<uint64_t>("state_0/random", {N, S});
-    std::vector<double> walker(P * 3), weights(W);
-    for (uint64_t w = 0; w < W; ++w) {  // one walker at a time, the buffer reused
-      for (uint64_t p = 0; p < P; ++p)
-        for (uint64_t d = 0; d < 3; ++d) walker[p * 3 + d] = value(first + w, p, d);
-      walkers.write_copy(Selection::box({first + w, 0, 0}, {1, P, 3}), walker);
+    std::vector<double> weights(W);
+    for (uint64_t w = 0; w < W; ++w) {  // one walker at a time, from the walker array
+      walkers.write_copy(Selection::box({first + w, 0, 0}, {1, P, 3}), all_walkers.data() + w * P * 3, P * 3);
       weights[w] = 1.0 / double(first + w + 1);
     }
     wts.write_copy(Selection::box({first}, {W}), weights);
