@@ -729,17 +729,43 @@ class LogEngine final : public engine::Engine {
       const unsigned char* data;
       uint64_t nbytes;
     };
-    std::vector<Piece> pieces;  // this rank's, in log order
+    std::vector<Piece> pieces;  // this rank's, in log order, through the aggregators
     uint64_t mine = 0, my_offset = 0, total = 0;
+    Piece own{nullptr, 0};      // this rank's buffer, if it goes to its region instead
+    uint64_t own_offset = 0;
   };
 
   // Collective: gives every buffered and direct block of every rank its place
   // in the log and its checksums (so the index is known before the data moves).
   Placement place(LogFile& f) {
-    close_round(f, settings_.region_size);
     Placement pl;
+    const uint64_t next_epoch = f.epoch + 1;
+    // Checksums are computed by the rank that owns the data; entries get their log offsets.
+    const uint64_t unit = f.header.checksum_unit;
+    auto seal = [&](BlockEntry& e, const unsigned char* p, uint64_t at) {
+      e.epoch = uint32_t(next_epoch);
+      e.unit_crcs.clear();
+      for (uint64_t u = 0; u < e.nbytes; u += unit) e.unit_crcs.push_back(crc32c(p + u, std::min(unit, e.nbytes - u)));
+      e.offset = at;
+    };
+    // A rank whose coalesced bytes add up to a large write writes them itself,
+    // into its region, like any large write (aggregation pays for small pieces
+    // of many ranks, not for a rank's megabytes).
+    bool buffer_in_region = false;
+    if (f.region_size > 0 && f.buffer.size() >= settings_.direct_threshold) {
+      f.region_demand += f.buffer.size();
+      if (region_has_room(f, f.buffer.size())) {
+        const uint64_t at = f.region_base + uint64_t(f.rank) * f.region_size + f.region_used;
+        for (auto& e : f.buffered) seal(e, f.buffer.data() + e.offset, at + e.offset);
+        pl.own = {f.buffer.data(), f.buffer.size()};
+        pl.own_offset = at;
+        f.region_used += f.buffer.size();
+        buffer_in_region = true;
+      }
+    }
+    close_round(f, settings_.region_size);
     auto& pieces = pl.pieces;
-    if (!f.buffer.empty()) pieces.push_back({f.buffer.data(), f.buffer.size()});
+    if (!f.buffer.empty() && !buffer_in_region) pieces.push_back({f.buffer.data(), f.buffer.size()});
     for (std::size_t i = 0; i < f.direct.size(); ++i) pieces.push_back({f.direct_data[i], f.direct[i].nbytes});
     uint64_t& mine = pl.mine;
     for (const auto& p : pieces) mine += p.nbytes;
@@ -759,18 +785,11 @@ class LogEngine final : public engine::Engine {
     if (total == 0) return pl;
     pl.my_offset = f.log_end + group_base + in_group;
     const uint64_t my_offset = pl.my_offset;
-    const uint64_t next_epoch = f.epoch + 1;
-
-    // Checksums are computed by the rank that owns the data; entries get their log offsets.
-    const uint64_t unit = f.header.checksum_unit;
-    auto seal = [&](BlockEntry& e, const unsigned char* p, uint64_t at) {
-      e.epoch = uint32_t(next_epoch);
-      e.unit_crcs.clear();
-      for (uint64_t u = 0; u < e.nbytes; u += unit) e.unit_crcs.push_back(crc32c(p + u, std::min(unit, e.nbytes - u)));
-      e.offset = at;
-    };
-    for (auto& e : f.buffered) seal(e, f.buffer.data() + e.offset, my_offset + e.offset);
-    uint64_t at = my_offset + f.buffer.size();
+    uint64_t at = my_offset;
+    if (!buffer_in_region) {
+      for (auto& e : f.buffered) seal(e, f.buffer.data() + e.offset, my_offset + e.offset);
+      at += f.buffer.size();
+    }
     for (std::size_t i = 0; i < f.direct.size(); ++i) {
       seal(f.direct[i], f.direct_data[i], at);
       at += f.direct[i].nbytes;
@@ -784,18 +803,20 @@ class LogEngine final : public engine::Engine {
   // runs it once its messages are posted (the aggregator takes them without
   // it), an aggregator before it writes.
   void write_placed(LogFile& f, const Placement& pl, const std::function<void()>& meanwhile = {}) {
-    if (pl.total == 0) {
-      if (meanwhile) meanwhile();
-      return;
-    }
-    const auto& pieces = pl.pieces;
-    const uint64_t mine = pl.mine, my_offset = pl.my_offset, total = pl.total;
-
     std::string what = "writing to the log of '" + f.path + "'";
     auto write_at = [&](const unsigned char* p, uint64_t n, uint64_t off) {
       traced_pwrite(f.log_fd, p, n, off, log_path(f.path), what);
       if (settings_.sync) start_write_back(f.log_fd, off, n);
     };
+    if (pl.own.nbytes) write_at(pl.own.data, pl.own.nbytes, pl.own_offset);  // the buffer, in the rank's region
+    if (pl.total == 0) {
+      if (meanwhile) meanwhile();
+      finish_placed(f);
+      return;
+    }
+    const auto& pieces = pl.pieces;
+    const uint64_t mine = pl.mine, my_offset = pl.my_offset, total = pl.total;
+
     constexpr uint64_t kMessage = 64 * MiB;  // MPI counts are int; also the aggregator's pipeline step
     std::vector<uint64_t> sizes(std::size_t(f.agg_size));
     if (f.agg_size > 1) MPI_Gather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, f.agg_comm);
@@ -842,6 +863,11 @@ class LogEngine final : public engine::Engine {
       }
     }
     f.log_end += total;
+    finish_placed(f);
+  }
+
+  // The placed blocks join the epoch's written ones; the buffer is reused.
+  void finish_placed(LogFile& f) {
     for (auto& e : f.buffered) f.written.push_back(std::move(e));
     for (auto& e : f.direct) f.written.push_back(std::move(e));
     f.buffered.clear();
