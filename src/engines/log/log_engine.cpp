@@ -697,7 +697,8 @@ class LogEngine final : public engine::Engine {
     for (uint64_t u = 0; u < e.nbytes; u += unit) e.unit_crcs.push_back(crc32c(src + u, std::min(unit, e.nbytes - u)));
     CaughtError err;
     err.run([&] {
-      traced_pwrite(f.log_fd, src, e.nbytes, e.offset, log_path(f.path), "writing to the log of '" + f.path + "'");
+      traced_pwrite(f.log_fd, src, e.nbytes, e.offset, log_path(f.path),
+                    "writing dataset '" + f.dataset_paths[e.dataset] + "' to the log of '" + f.path + "'");
     });
     if (err.code != 0) {
       if (f.region_error.empty()) f.region_error = err.msg;

@@ -252,3 +252,45 @@ def test_row_by_row_writes_become_few_blocks(tmp_path):
         np.testing.assert_array_equal(f["state_0/walkers"][...], want)
         np.testing.assert_array_equal(f["state_0/walkers"][100:300:7, 2], want[100:300:7, 2])
     assert cli("verify", str(path)).returncode == 0
+
+
+CHILD_FILLS_THE_DISK = r"""
+import resource, signal, sys
+import numpy as np
+import h5loom
+path = sys.argv[1]
+with h5loom.File(path, "w", engine="log") as f:
+    f.create_dataset("kept", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
+    f.flush()  # epoch 1 is on disk
+    # From here on the "disk is full": no file may grow past 1 MiB (pwrite
+    # fails with EFBIG instead of killing us with SIGXFSZ).
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+    big = f.create_dataset("lost", shape=(1 << 20,), dtype="f8")
+    big[...] = np.ones(1 << 20)  # 8 MiB, one large write: into the rank's region, at once
+    try:
+        f.flush()
+    except h5loom.IOError as e:
+        print("flush raised:", e)
+    else:
+        print("flush did not raise")
+    try:
+        f.close()
+    except h5loom.Error as e:
+        print("close raised:", type(e).__name__)
+"""
+
+
+def test_a_failed_region_write_is_raised_and_loses_nothing_committed(tmp_path):
+    path = tmp_path / "full.h5"
+    res = subprocess.run([sys.executable, "-c", CHILD_FILLS_THE_DISK, str(path)], capture_output=True, text=True,
+                         timeout=120, env=CLEAN_ENV)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "flush raised:" in res.stdout, res.stdout + res.stderr
+    assert "'/lost'" in res.stdout and str(path) in res.stdout  # the error names the dataset and the file
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["kept"][...], np.arange(1000.0))
+        if "lost" in f:  # created in the failed epoch: only if a later commit made it
+            assert f["lost"].shape == (1 << 20,)
+    out = cli("verify", str(path))
+    assert out.returncode == 0 and "OK" in out.stdout, out.stdout + out.stderr
