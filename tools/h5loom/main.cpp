@@ -158,10 +158,9 @@ int cmd_dump(const std::string& file, const std::string& path, const FileOptions
 int cmd_info(const std::string& file, const FileOptions& opts, const Printer& out) {
   auto f = File::open(file, Mode::Read, opts);
   struct stat sb {};
-  off_t total = 0;  // every file the engine keeps for it
+  uint64_t total = 0, on_disk = 0;  // every file the engine keeps for it: apparent size, blocks allocated
   for (const auto& p : engine::make_engine(opts.engine.empty() ? engine::detect_engine(file) : opts.engine)->files(file))
-    if (::stat(p.c_str(), &sb) == 0) total += sb.st_size;
-  sb.st_size = total;
+    if (::stat(p.c_str(), &sb) == 0) total += uint64_t(sb.st_size), on_disk += uint64_t(sb.st_blocks) * 512;
   uint64_t groups = 1, datasets = 0, elements = 0, bytes = 0;
   f.visit([&](const std::string& path, ObjectKind kind) {
     if (kind == ObjectKind::Group) {
@@ -174,10 +173,16 @@ int cmd_info(const std::string& file, const FileOptions& opts, const Printer& ou
     bytes += product(ds.shape()) * datatype_size(ds.dtype());
   });
   out("file: %s\n", file.c_str());
-  out("size: %" PRIu64 " bytes\n", uint64_t(sb.st_size));
+  // Sparse files (a log's unused region space) take less than their size.
+  const bool sparse = on_disk + 65536 < total;
+  const uint64_t stored = sparse ? on_disk : total;
+  if (sparse)
+    out("size: %" PRIu64 " bytes, of which %" PRIu64 " allocated (sparse)\n", total, on_disk);
+  else
+    out("size: %" PRIu64 " bytes\n", total);
   out("groups: %" PRIu64 " (with the root)\n", groups);
   out("datasets: %" PRIu64 " holding %" PRIu64 " elements, %" PRIu64 " bytes of data\n", datasets, elements, bytes);
-  if (bytes) out("storage overhead: %.1f%% of the data size\n", 100.0 * (double(sb.st_size) - double(bytes)) / bytes);
+  if (bytes) out("storage overhead: %.1f%% of the data size\n", 100.0 * (double(stored) - double(bytes)) / bytes);
   if (out.on) std::cout << f.describe();
   return 0;
 }

@@ -334,7 +334,13 @@ class LogEngine final : public engine::Engine {
     }
     if (f->writable()) {
       setup_aggregation(*f);
-      f->region_size = round_up(settings_.region_size, kRegionAlignment);
+      // The first round's regions: as large as the last round of the previous
+      // file this process wrote settled on (a code that writes a file per step
+      // writes about as much to each), else region_size. Agreed on by all
+      // ranks (their histories may differ).
+      uint64_t first = round_up(settings_.region_size, kRegionAlignment);
+      if (first > 0 && last_region_size_ > 0) first = std::min(first, last_region_size_);
+      MPI_Allreduce(&first, &f->region_size, 1, MPI_UINT64_T, MPI_MAX, comm);
       open_round(*f);
     }
     if (creating) record(*f, Json{{"op", "group"}, {"path", "/"}});  // the first epoch records the root
@@ -661,7 +667,7 @@ class LogEngine final : public engine::Engine {
   // demand of this one (the first round's are region_size), so that a code that
   // writes as much at every step leaves almost no holes. A region write that
   // failed on any rank is raised here, on every rank.
-  static void close_round(LogFile& f, uint64_t max_region) {
+  void close_round(LogFile& f, uint64_t max_region) {
     uint64_t mine[3] = {f.region_used ? uint64_t(f.rank) * f.region_size + f.region_used : 0, f.region_demand,
                         uint64_t(f.region_error.empty() ? 0 : 1)},
              most[3] = {0, 0, 0};
@@ -670,7 +676,10 @@ class LogEngine final : public engine::Engine {
       f.log_end = f.region_base + most[0];
       f.regions_in_epoch = true;
     }
-    if (most[1] > 0) f.region_size = std::min(round_up(most[1], kRegionAlignment), round_up(max_region, kRegionAlignment));
+    if (most[1] > 0) {
+      f.region_size = std::min(round_up(most[1], kRegionAlignment), round_up(max_region, kRegionAlignment));
+      last_region_size_ = f.region_size;
+    }
     f.region_used = f.region_demand = 0;
     if (most[2]) {
       // The round is over either way: the blocks written in it keep their
@@ -1151,6 +1160,9 @@ class LogEngine final : public engine::Engine {
   }
 
   Settings settings_;
+  // The region size the last round of this process's last file settled on
+  // (0: none yet); a hint for the next file's first round.
+  static inline uint64_t last_region_size_ = 0;
 };
 
 }  // namespace h5loom::logengine

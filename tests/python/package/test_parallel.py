@@ -50,3 +50,29 @@ def test_collective_mismatch_is_an_exception(shared_path, comm):
             f.create_group(f"rank{comm.rank}")
         f.create_group("agreed")
         assert list(f) == ["agreed"]
+
+
+def test_log_regions_reserve_what_the_last_file_used(shared_path, comm):
+    # A large write goes to the rank's region of the log; rank r's region of a
+    # round starts r region sizes in. The first round of a file reserves as
+    # much as the last round of the previous file settled on (at most
+    # region_size), so a code that writes a file per step leaves no holes.
+    import os
+
+    r, n = comm.rank, comm.size
+    engine = {"engine": "log", "log": {"region_size": 8 << 20}}
+    sizes = []
+    for k, per_rank in enumerate([(9 << 20) // 8, (3 << 19) // 8, (3 << 19) // 8]):  # 9 MiB, then 1.5 MiB twice
+        path = shared_path / f"regions{k}.h5"
+        with h5loom.File(path, "w", comm=comm, engine=engine) as f:
+            ds = f.create_dataset("x", shape=(n * per_rank,), dtype="f8")
+            ds[r * per_rank:(r + 1) * per_rank] = np.full(per_rank, 10.0 * k + r)
+        with h5loom.File(path, "r", comm=comm) as f:
+            want = np.repeat(10.0 * k + np.arange(n), per_rank)
+            np.testing.assert_array_equal(f["x"][...], want)
+        sizes.append(os.path.getsize(str(path) + ".loom/log"))
+    # The second file's regions are 8 MiB (the first one's demand, capped):
+    # ranks after the first leave holes. The third's are 1.5 MiB: none.
+    if n > 1:
+        assert sizes[1] >= (n - 1) * (8 << 20), sizes
+        assert sizes[2] < n * (2 << 20), sizes
