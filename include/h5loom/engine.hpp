@@ -84,9 +84,11 @@ class Engine {
   // ---- data transfer -----------------------------------------------------
   // Each rank passes its own list (possibly empty) of writes, issued in order.
   virtual void write(FileHandle& f, const std::vector<WriteRequest>& requests) = 0;
-  // Optional and NOT collective: an engine that buffers writes itself may take
-  // a copy of one write at once, instead of the object model queueing it until
-  // the next flush point (one copy instead of two, no allocation per write).
+  // Optional and NOT collective: an engine may take one write at once - copy
+  // it into a buffer of its own, or write it out - instead of the object model
+  // queueing it until the next flush point (one copy instead of two, no
+  // allocation per write). It must not raise I/O errors here (the other ranks
+  // would not know): they are raised at the next collective call.
   // Returns true if it took the write; false (the default) to have it queued
   // and passed to write() later. The object model stages a write only when
   // nothing is queued before it, so the order of writes is kept. The
