@@ -28,8 +28,10 @@ class Selection {
   Kind kind() const { return kind_; }
   const Dims& start() const { return start_; }
   const Dims& count() const { return count_; }
-  const Dims& stride() const { return stride_; }
-  const Dims& block() const { return block_; }
+  // All ones unless given (shared, not stored: a box is the common case, and
+  // a code writing row by row makes one per write).
+  const Dims& stride() const { return stride_.empty() ? ones(start_.size()) : stride_; }
+  const Dims& block() const { return block_.empty() ? ones(start_.size()) : block_; }
 
   // Throws SelectionError (naming `object`) unless the selection fits a dataset of `shape`.
   void validate(const Dims& shape, const std::string& object) const;
@@ -43,8 +45,9 @@ class Selection {
 
  private:
   explicit Selection(Kind k) : kind_(k) {}
+  static const Dims& ones(std::size_t n);
   Kind kind_;
-  Dims start_, count_, stride_, block_;
+  Dims start_, count_, stride_, block_;  // stride_, block_ empty: all ones
 };
 
 }  // namespace h5loom
