@@ -52,7 +52,7 @@ bench: build
 	@mkdir -p $(BENCH_DIR)
 	for np in 2 4; do \
 	  d=$(BENCH_DIR)/np$$np; mkdir -p $$d; \
-	  $(MPIRUN) -n $$np $(BUILD)/h5loom bench iotest $(BENCH_ENGINES) --dir $$d || exit 1; \
+	  $(MPIRUN) -n $$np $(BUILD)/h5loom bench iotest --repeat 2 $(BENCH_ENGINES) --dir $$d || exit 1; \
 	  for k in qmcpack vpic hacc amrex; do \
 	    $(MPIRUN) -n $$np $(BUILD)/h5loom bench $$k $(BENCH_ENGINES) --dir $$d || exit 1; done; \
 	  $(MPIRUN) -n $$np $(BUILD)/h5loom bench e3sm --map bench/e3sm/f_case_866x72_16p.dat $(BENCH_ENGINES) --dir $$d || exit 1; \

@@ -25,6 +25,7 @@ struct CommonOptions {
 // hdf5-iotest: the ini format and the eight nested loops of HDF5's hdf5-iotest.
 struct IotestOptions : CommonOptions {
   std::string ini;  // file; empty: the built-in default (bench/iotest/default.ini)
+  int repeat = 1;   // each case this many times, best time of each metric (hdf5-iotest: once)
 };
 int run_iotest(const IotestOptions& o);
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <h5loom/h5loom.hpp>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -280,83 +281,98 @@ int run_iotest(const IotestOptions& o) {
         FileOptions fo;
         fo.engine = cfg;
         fo.comm = comm;
-        // The hardware limit, right before each case (the machine drifts): the
-        // same bytes, tile by tile, with plain POSIX pwrite (+ fsync) and pread.
-        PosixResult posix = posix_limit(comm, path + ".posix", bytes_per_rank, tile_bytes, o.posix_sync);
-        Times t;
-        uint64_t wrong = 0;
-        if (rank == 0) remove_engine_files(engine, path);
-        MPI_Barrier(comm);
-        double wall0 = MPI_Wtime();
-        // ---- write phase ----
-        double p0 = MPI_Wtime();
-        {
-          auto f = File::create(path, fo);
-          std::map<std::string, Dataset> open;
-          auto dataset = [&](const TilePlace& l) -> Dataset& {
-            auto it = open.find(l.path);
-            if (it != open.end()) return it->second;
-            double c0t = MPI_Wtime();
-            DatasetSpec spec;
-            spec.dtype = Datatype::Float64;
-            spec.shape = l.shape;
-            spec.layout = k.chunked ? Layout::Chunked : Layout::Contiguous;
-            spec.layout_auto = false;
-            if (k.chunked) spec.chunks = l.chunk;
-            auto ds = f.create_dataset(l.path, spec);
-            t.create += MPI_Wtime() - c0t;
-            return open.emplace(l.path, ds).first->second;
-          };
-          for (uint64_t s = 0; s < c.steps; ++s)
-            for (uint64_t a = 0; a < c.arrays; ++a) {
-              TilePlace l = place_of(c, k, s, a, R, C, tr, tc, r0, c0);
-              Dataset& ds = dataset(l);
-              const double f0 = MPI_Wtime();
-              for (uint64_t i = 0; i < tr; ++i)
-                for (uint64_t j = 0; j < tc; ++j) wbuf[i * tc + j] = value_of(s, a, r0 + i, c0 + j);
-              t.fill += MPI_Wtime() - f0;
-              Dims count(l.start.size(), 1);
-              count[count.size() - 2] = tr, count.back() = tc;
-              double w0 = MPI_Wtime();
-              ds.write_copy(Selection::box(l.start, count), wbuf);  // the tile buffer is reused
-              t.write += MPI_Wtime() - w0;
-            }
-          double w0 = MPI_Wtime();
-          f.close();  // the deferred writes move here
-          t.write += MPI_Wtime() - w0;
-        }
-        t.write_phase = MPI_Wtime() - p0 - t.fill;
-        // ---- read phase ----
-        p0 = MPI_Wtime();
-        {
-          auto f = File::open(path, Mode::Read, fo);
-          std::map<std::string, Dataset> open;
-          for (uint64_t s = 0; s < c.steps; ++s)
-            for (uint64_t a = 0; a < c.arrays; ++a) {
-              TilePlace l = place_of(c, k, s, a, R, C, tr, tc, r0, c0);
-              auto it = open.find(l.path);
-              if (it == open.end()) it = open.emplace(l.path, f.dataset(l.path)).first;
-              Dims count(l.start.size(), 1);
-              count[count.size() - 2] = tr, count.back() = tc;
-              double r0t = MPI_Wtime();
-              it->second.read(Selection::box(l.start, count), rbuf.data(), tile);
-              t.read += MPI_Wtime() - r0t;
-              const double v0 = MPI_Wtime();
-              for (uint64_t i = 0; i < tr; ++i)
-                for (uint64_t j = 0; j < tc; ++j) wrong += rbuf[i * tc + j] != value_of(s, a, r0 + i, c0 + j);
-              t.check += MPI_Wtime() - v0;
-            }
-          f.close();
-        }
-        t.read_phase = MPI_Wtime() - p0 - t.check;
-        t.wall = MPI_Wtime() - wall0 - t.fill - t.check;
-
+        // Each case runs `repeat` times (default once, as hdf5-iotest); the
+        // best time of each metric counts, the baseline's included.
+        const double inf = std::numeric_limits<double>::infinity();
+        PosixResult posix{inf, inf};
+        double mins[5] = {inf, inf, inf, inf, inf}, maxs[5] = {inf, inf, inf, inf, inf}, wall = inf;
         uint64_t all_wrong = 0;
-        MPI_Allreduce(&wrong, &all_wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
-        double mins[5], maxs[5], mine[5] = {t.write_phase, t.create, t.write, t.read_phase, t.read}, wall = 0;
-        MPI_Reduce(mine, mins, 5, MPI_DOUBLE, MPI_MIN, 0, comm);
-        MPI_Reduce(mine, maxs, 5, MPI_DOUBLE, MPI_MAX, 0, comm);
-        MPI_Reduce(&t.wall, &wall, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        for (int rep = 0; rep < o.repeat; ++rep) {
+          // The hardware limit, right before each case (the machine drifts): the
+          // same bytes, tile by tile, with plain POSIX pwrite (+ fsync) and pread.
+          PosixResult run_posix = posix_limit(comm, path + ".posix", bytes_per_rank, tile_bytes, o.posix_sync);
+          Times t;
+          uint64_t wrong = 0;
+          if (rank == 0) remove_engine_files(engine, path);
+          MPI_Barrier(comm);
+          double wall0 = MPI_Wtime();
+          // ---- write phase ----
+          double p0 = MPI_Wtime();
+          {
+            auto f = File::create(path, fo);
+            std::map<std::string, Dataset> open;
+            auto dataset = [&](const TilePlace& l) -> Dataset& {
+              auto it = open.find(l.path);
+              if (it != open.end()) return it->second;
+              double c0t = MPI_Wtime();
+              DatasetSpec spec;
+              spec.dtype = Datatype::Float64;
+              spec.shape = l.shape;
+              spec.layout = k.chunked ? Layout::Chunked : Layout::Contiguous;
+              spec.layout_auto = false;
+              if (k.chunked) spec.chunks = l.chunk;
+              auto ds = f.create_dataset(l.path, spec);
+              t.create += MPI_Wtime() - c0t;
+              return open.emplace(l.path, ds).first->second;
+            };
+            for (uint64_t s = 0; s < c.steps; ++s)
+              for (uint64_t a = 0; a < c.arrays; ++a) {
+                TilePlace l = place_of(c, k, s, a, R, C, tr, tc, r0, c0);
+                Dataset& ds = dataset(l);
+                const double f0 = MPI_Wtime();
+                for (uint64_t i = 0; i < tr; ++i)
+                  for (uint64_t j = 0; j < tc; ++j) wbuf[i * tc + j] = value_of(s, a, r0 + i, c0 + j);
+                t.fill += MPI_Wtime() - f0;
+                Dims count(l.start.size(), 1);
+                count[count.size() - 2] = tr, count.back() = tc;
+                double w0 = MPI_Wtime();
+                ds.write_copy(Selection::box(l.start, count), wbuf);  // the tile buffer is reused
+                t.write += MPI_Wtime() - w0;
+              }
+            double w0 = MPI_Wtime();
+            f.close();  // the deferred writes move here
+            t.write += MPI_Wtime() - w0;
+          }
+          t.write_phase = MPI_Wtime() - p0 - t.fill;
+          // ---- read phase ----
+          p0 = MPI_Wtime();
+          {
+            auto f = File::open(path, Mode::Read, fo);
+            std::map<std::string, Dataset> open;
+            for (uint64_t s = 0; s < c.steps; ++s)
+              for (uint64_t a = 0; a < c.arrays; ++a) {
+                TilePlace l = place_of(c, k, s, a, R, C, tr, tc, r0, c0);
+                auto it = open.find(l.path);
+                if (it == open.end()) it = open.emplace(l.path, f.dataset(l.path)).first;
+                Dims count(l.start.size(), 1);
+                count[count.size() - 2] = tr, count.back() = tc;
+                double r0t = MPI_Wtime();
+                it->second.read(Selection::box(l.start, count), rbuf.data(), tile);
+                t.read += MPI_Wtime() - r0t;
+                const double v0 = MPI_Wtime();
+                for (uint64_t i = 0; i < tr; ++i)
+                  for (uint64_t j = 0; j < tc; ++j) wrong += rbuf[i * tc + j] != value_of(s, a, r0 + i, c0 + j);
+                t.check += MPI_Wtime() - v0;
+              }
+            f.close();
+          }
+          t.read_phase = MPI_Wtime() - p0 - t.check;
+          t.wall = MPI_Wtime() - wall0 - t.fill - t.check;
+
+          uint64_t run_wrong = 0;
+          MPI_Allreduce(&wrong, &run_wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
+          all_wrong += run_wrong;
+          double run_mins[5], run_maxs[5], mine[5] = {t.write_phase, t.create, t.write, t.read_phase, t.read},
+                                           run_wall = 0;
+          MPI_Allreduce(mine, run_mins, 5, MPI_DOUBLE, MPI_MIN, comm);
+          MPI_Allreduce(mine, run_maxs, 5, MPI_DOUBLE, MPI_MAX, comm);
+          MPI_Allreduce(&t.wall, &run_wall, 1, MPI_DOUBLE, MPI_MAX, comm);
+          // Best of the repetitions, metric by metric (the baseline's too).
+          for (int i = 0; i < 5; ++i) mins[i] = std::min(mins[i], run_mins[i]), maxs[i] = std::min(maxs[i], run_maxs[i]);
+          wall = std::min(wall, run_wall);
+          posix.write_s = std::min(posix.write_s, run_posix.write_s);
+          posix.read_s = std::min(posix.read_s, run_posix.read_s);
+        }
         uint64_t fsize = rank == 0 ? engine_file_size(engine, path) : 0;
         if (rank == 0) {
           if (all_wrong) {

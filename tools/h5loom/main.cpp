@@ -264,6 +264,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> bench_engines;
   auto* iotest = bench->add_subcommand("iotest", "hdf5-iotest: its ini format, its eight nested loops, its CSV columns");
   iotest->add_option("--ini", iotest_opts.ini, "configuration file (default: the built-in small ini)");
+  iotest->add_option("--repeat", iotest_opts.repeat,
+                     "run each case this many times, the baseline too, and keep the best time of each (default 1)")
+      ->check(CLI::PositiveNumber);
   h5loom::bench::KernelOptions kopts;
   auto* qmcpack = bench->add_subcommand("qmcpack", "QMCPACK restart: walkers written one at a time, then read back");
   qmcpack->add_option("--walkers", kopts.walkers, "walkers per rank (default 4000)");

@@ -51,8 +51,10 @@ def test_iotest_runs_every_case_on_every_engine(tmp_path, ranks):
 
 
 def test_plots_are_made_from_the_csv(tmp_path):
+    # --repeat 2: each case twice, the best of each metric kept; still one row per case
     bench(2, "iotest", "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--engine", "hdf5", "--engine", "log",
-          "--dir", str(tmp_path), cwd=tmp_path)
+          "--repeat", "2", "--dir", str(tmp_path), cwd=tmp_path)
+    assert len(list(csv.reader(open(tmp_path / "iotest-tiny.csv")))) == 1 + 2 * 2 * 96
     res = subprocess.run([sys.executable, str(SOURCE / "tools/bench_plot.py"), str(tmp_path / "iotest-tiny.csv"),
                           "-o", str(tmp_path / "plots")], capture_output=True, text=True, timeout=300, env=CLEAN_ENV)
     assert res.returncode == 0, res.stderr
