@@ -389,7 +389,8 @@ class Hdf5Engine final : public engine::Engine {
        << "layout: " << (settings_.chunked_by_default ? "chunked" : "contiguous") << " (chunk_target_bytes "
        << settings_.chunk_target_bytes << ")\n"
        << "fill_time: " << settings_.fill_time << "\n"
-       << "libver_low: " << settings_.libver_low << "\n";
+       << "libver_low: " << settings_.libver_low << "\n"
+       << "sync: " << (settings_.sync ? "true" : "false") << "\n";
     for (const auto& [k, v] : settings_.mpi_info) os << "mpi_info." << k << ": " << v << "\n";
     return os.str();
   }
