@@ -135,6 +135,14 @@ void share_error(MPI_Comm comm, int root, CaughtError& e) {
   throw_code(e.code, e.msg);
 }
 
+// Collective: raises on every rank the error of the lowest rank that caught
+// one, if any rank did.
+void share_first_error(MPI_Comm comm, int rank, CaughtError& e) {
+  int failed = e.code != 0 ? rank : INT32_MAX, first = 0;
+  MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first != INT32_MAX) share_error(comm, first, e);
+}
+
 // Runs fn on rank 0 only; its error (if any) is raised on every rank.
 template <class Fn>
 void on_root(MPI_Comm comm, int rank, Fn&& fn) {
@@ -685,12 +693,10 @@ class LogEngine final : public engine::Engine {
       // The round is over either way: the blocks written in it keep their
       // places, and the next writes go to a new round after them.
       open_round(f);
-      int failed = f.region_error.empty() ? INT32_MAX : f.rank, first = 0;
-      MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, f.comm);
       CaughtError e;
-      if (f.rank == first) e.code = int(ErrorCode::IO), e.msg = f.region_error;
+      if (!f.region_error.empty()) e.code = int(ErrorCode::IO), e.msg = f.region_error;
       f.region_error.clear();
-      share_error(f.comm, first, e);
+      share_first_error(f.comm, f.rank, e);
     }
   }
 
@@ -812,16 +818,21 @@ class LogEngine final : public engine::Engine {
   // `meanwhile` (if given) runs on every rank while its bytes move: a member
   // runs it once its messages are posted (the aggregator takes them without
   // it), an aggregator before it writes.
+  // A failed write does not stop the bytes moving (no rank is left waiting):
+  // the error is raised on every rank at the end, and none of the blocks of
+  // this placement joins the epoch (their data may be incomplete).
   void write_placed(LogFile& f, const Placement& pl, const std::function<void()>& meanwhile = {}) {
     std::string what = "writing to the log of '" + f.path + "'";
+    CaughtError failed;  // this rank's first failed write
     auto write_at = [&](const unsigned char* p, uint64_t n, uint64_t off) {
-      traced_pwrite(f.log_fd, p, n, off, log_path(f.path), what);
-      if (settings_.sync) start_write_back(f.log_fd, off, n);
+      if (failed.code != 0) return;
+      failed.run([&] { traced_pwrite(f.log_fd, p, n, off, log_path(f.path), what); });
+      if (failed.code == 0 && settings_.sync) start_write_back(f.log_fd, off, n);
     };
     if (pl.own.nbytes) write_at(pl.own.data, pl.own.nbytes, pl.own_offset);  // the buffer, in the rank's region
     if (pl.total == 0) {
       if (meanwhile) meanwhile();
-      finish_placed(f);
+      finish_placed(f, failed);
       return;
     }
     const auto& pieces = pl.pieces;
@@ -873,17 +884,24 @@ class LogEngine final : public engine::Engine {
       }
     }
     f.log_end += total;
-    finish_placed(f);
+    finish_placed(f, failed);
   }
 
-  // The placed blocks join the epoch's written ones; the buffer is reused.
-  void finish_placed(LogFile& f) {
-    for (auto& e : f.buffered) f.written.push_back(std::move(e));
-    for (auto& e : f.direct) f.written.push_back(std::move(e));
+  // Collective: the placed blocks join the epoch's written ones - unless a
+  // write failed on any rank, which is then raised everywhere; the buffer is
+  // reused either way.
+  void finish_placed(LogFile& f, CaughtError& failed) {
+    int bad = failed.code != 0, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, f.comm);
+    if (!any) {
+      for (auto& e : f.buffered) f.written.push_back(std::move(e));
+      for (auto& e : f.direct) f.written.push_back(std::move(e));
+    }
     f.buffered.clear();
     f.direct.clear();
     f.direct_data.clear();
     f.buffer.clear(/*keep_at_most=*/settings_.buffer_size);
+    if (any) share_first_error(f.comm, f.rank, failed);
   }
 
   // Collective: ends the epoch if anything happened in it. After it returns the

@@ -274,6 +274,17 @@ with h5loom.File(path, "w", engine="log") as f:
         print("flush raised:", e)
     else:
         print("flush did not raise")
+    # Small writes adding up to 2 MiB: buffered, then written by the rank at
+    # the flush point (its buffer into its region) - that write fails too.
+    small = f.create_dataset("small", shape=(32, 8192), dtype="f8")
+    for row in range(32):
+        small[row] = np.full(8192, float(row))
+    try:
+        f.flush()
+    except h5loom.IOError as e:
+        print("second flush raised:", e)
+    else:
+        print("second flush did not raise")
     try:
         f.close()
     except h5loom.Error as e:
@@ -288,6 +299,7 @@ def test_a_failed_region_write_is_raised_and_loses_nothing_committed(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     assert "flush raised:" in res.stdout, res.stdout + res.stderr
     assert "'/lost'" in res.stdout and str(path) in res.stdout  # the error names the dataset and the file
+    assert "second flush raised:" in res.stdout, res.stdout + res.stderr
     with h5loom.File(path, "r") as f:
         np.testing.assert_array_equal(f["kept"][...], np.arange(1000.0))
         if "lost" in f:  # created in the failed epoch: only if a later commit made it
