@@ -76,3 +76,41 @@ def test_log_regions_reserve_what_the_last_file_used(shared_path, comm):
     if n > 1:
         assert sizes[1] >= (n - 1) * (8 << 20), sizes
         assert sizes[2] < n * (2 << 20), sizes
+
+
+def test_a_write_that_fails_on_one_rank_is_raised_on_every_rank(shared_path, comm):
+    # Every rank writes its own buffered data ("aggregators": "all"); the last
+    # rank's "disk is full" (RLIMIT_FSIZE). Its pwrite fails; the flush raises
+    # IOError on every rank (no rank hangs), and the data committed before
+    # stays readable.
+    import resource
+    import signal
+
+    if comm.size < 2:
+        pytest.skip("needs 2 ranks")
+    r, n = comm.rank, comm.size
+    path = shared_path / "onefails.h5"
+    engine = {"engine": "log", "log": {"aggregators": "all", "region_size": 0}}
+    raised = False
+    with h5loom.File(path, "w", comm=comm, engine=engine) as f:
+        kept = f.create_dataset("kept", shape=(n * 100,), dtype="f8")
+        kept[r * 100:(r + 1) * 100] = np.full(100, float(r))
+        f.flush()
+        lost = f.create_dataset("lost", shape=(n * 1000,), dtype="f8")
+        lost[r * 1000:(r + 1) * 1000] = np.full(1000, 1.0)
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        handler = signal.getsignal(signal.SIGXFSZ)
+        if r == n - 1:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))
+        try:
+            f.flush()
+        except h5loom.IOError as e:
+            raised = "File too large" in str(e) and str(path) in str(e)
+        finally:
+            if r == n - 1:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+                signal.signal(signal.SIGXFSZ, handler)
+    assert raised, f"rank {r}: the flush did not raise the failed write"
+    with h5loom.File(path, "r", comm=comm) as f:
+        np.testing.assert_array_equal(f["kept"][...], np.repeat(np.arange(n, dtype=np.float64), 100))
