@@ -43,6 +43,9 @@ TEST(Config, ErrorsNameTheKeyAndValue) {
   EXPECT_NE(config_error(R"({"hdf5": {"alignment": "big"}})").find("hdf5.alignment"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"alignment": 0}})").find("hdf5.alignment"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"sync": "yes"}})").find("hdf5.sync"), std::string::npos);
+  EXPECT_NE(config_error(R"({"engine": "log", "log": {"region_alignment": 1000}})").find("log.region_alignment"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"engine": "log", "log": {"region_alignment": 1000}})").find("1000"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"mpi_info": {"cb_nodes": 4}}})").find("mpi_info.cb_nodes"), std::string::npos);
   EXPECT_NE(config_error(R"({"hdf5": {"colective": true}})").find("'hdf5.colective'"), std::string::npos);
   EXPECT_NE(config_error(R"({"wrappers": "collcheck"})").find("wrappers"), std::string::npos);

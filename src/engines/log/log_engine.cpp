@@ -190,6 +190,7 @@ struct Settings {
   uint64_t buffer_size = 256 * MiB;  // per rank; reaching it writes the buffers out
   uint64_t direct_threshold = 1 * MiB;  // larger single-box writes are not copied into the buffer
   uint64_t region_size = 64 * MiB;      // per rank, the first round of regions (0: no regions)
+  uint64_t region_alignment = kRegionAlignment;  // where rounds start, what region sizes are multiples of
   std::string aggregators = "node";  // "node", "all", or a count
   int aggregator_count = 0;          // when a count was given
   bool sync = true;                  // fdatasync before each commit record
@@ -346,7 +347,8 @@ class LogEngine final : public engine::Engine {
       // file this process wrote settled on (a code that writes a file per step
       // writes about as much to each), else region_size. Agreed on by all
       // ranks (their histories may differ).
-      uint64_t first = round_up(settings_.region_size, kRegionAlignment);
+      f->region_alignment = settings_.region_alignment;
+      uint64_t first = round_up(settings_.region_size, f->region_alignment);
       if (first > 0 && last_region_size_ > 0) first = std::min(first, last_region_size_);
       MPI_Allreduce(&first, &f->region_size, 1, MPI_UINT64_T, MPI_MAX, comm);
       open_round(*f);
@@ -665,7 +667,7 @@ class LogEngine final : public engine::Engine {
   // Opens a round of regions after everything placed so far (every rank, at
   // the same point of the collective sequence).
   static void open_round(LogFile& f) {
-    f.region_base = round_up(f.log_end, kRegionAlignment);
+    f.region_base = round_up(f.log_end, f.region_alignment);
     f.region_used = 0;
     f.region_demand = 0;
   }
@@ -685,7 +687,7 @@ class LogEngine final : public engine::Engine {
       f.regions_in_epoch = true;
     }
     if (most[1] > 0) {
-      f.region_size = std::min(round_up(most[1], kRegionAlignment), round_up(max_region, kRegionAlignment));
+      f.region_size = std::min(round_up(most[1], f.region_alignment), round_up(max_region, f.region_alignment));
       last_region_size_ = f.region_size;
     }
     f.region_used = f.region_demand = 0;
@@ -1204,6 +1206,11 @@ std::unique_ptr<Engine> make_log_engine(Knobs& knobs) {
   }
   s.direct_threshold = knobs.get<uint64_t>("direct_threshold", s.direct_threshold);
   s.region_size = knobs.get<uint64_t>("region_size", s.region_size);
+  s.region_alignment = knobs.get<uint64_t>("region_alignment", s.region_alignment);
+  if (s.region_alignment == 0 || s.region_alignment % logengine::kRegionAlignment != 0 ||
+      s.region_alignment > (uint64_t(1) << 30))
+    knobs.bad_value("region_alignment",
+                    std::to_string(s.region_alignment) + " is not a multiple of 4096 bytes up to 1 GiB");
   s.sync = knobs.get<bool>("sync", s.sync);
   s.checksum_unit = knobs.get<uint64_t>("checksum_unit", s.checksum_unit);
   if (s.checksum_unit < 512 || s.checksum_unit > (1u << 30))

@@ -36,6 +36,10 @@ struct DatasetIndex {
   bool dirty = false;
 };
 
+// Rounds of regions start on page boundaries, and regions are whole pages, so
+// that no two ranks write into one page (the least `region_alignment`).
+constexpr uint64_t kRegionAlignment = 4096;
+
 struct LogFile final : engine::FileHandle {
   std::string path;
   engine::OpenMode mode = engine::OpenMode::Read;
@@ -67,6 +71,7 @@ struct LogFile final : engine::FileHandle {
   // ends at the next placement (a spill or a commit), where the regions' used
   // extent is agreed on; unused parts of regions stay holes.
   uint64_t region_base = 0, region_size = 0;
+  uint64_t region_alignment = kRegionAlignment;  // set at open (the knob)
   uint64_t region_used = 0;     // this rank's bytes in its region this round
   uint64_t region_demand = 0;   // bytes this rank wanted there this round (used + what did not fit)
   bool regions_in_epoch = false;  // some rank wrote to a region in the open epoch (all ranks agree)
@@ -118,9 +123,6 @@ constexpr const char* kFrontMarker = "_h5loom_log";
 // The front file's group of the small datasets that virtual datasets map (one
 // group per dataset id, one dataset per block).
 constexpr const char* kFrontSources = "/_h5loom_blocks";
-// Rounds of regions start on page boundaries, and regions are whole pages, so
-// that no two ranks write into one page.
-constexpr uint64_t kRegionAlignment = 4096;
 // The front file is built beside (NAME.loom/front.tmp), then published: renamed
 // over NAME at once, so a reader never sees a half-written one.
 void build_front_file(const LogFile& f, uint64_t max_external_segments);
