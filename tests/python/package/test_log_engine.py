@@ -259,6 +259,17 @@ import resource, signal, sys
 import numpy as np
 import h5loom
 path = sys.argv[1]
+
+
+def flush(f, label):
+    try:
+        f.flush()
+    except h5loom.IOError as e:
+        print(label, "raised:", e)
+    else:
+        print(label, "did not raise")
+
+
 with h5loom.File(path, "w", engine="log") as f:
     f.create_dataset("kept", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
     f.flush()  # epoch 1 is on disk
@@ -268,23 +279,13 @@ with h5loom.File(path, "w", engine="log") as f:
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
     big = f.create_dataset("lost", shape=(1 << 20,), dtype="f8")
     big[...] = np.ones(1 << 20)  # 8 MiB, one large write: into the rank's region, at once
-    try:
-        f.flush()
-    except h5loom.IOError as e:
-        print("flush raised:", e)
-    else:
-        print("flush did not raise")
+    flush(f, "flush")
     # Small writes adding up to 2 MiB: buffered, then written by the rank at
     # the flush point (its buffer into its region) - that write fails too.
     small = f.create_dataset("small", shape=(32, 8192), dtype="f8")
     for row in range(32):
         small[row] = np.full(8192, float(row))
-    try:
-        f.flush()
-    except h5loom.IOError as e:
-        print("second flush raised:", e)
-    else:
-        print("second flush did not raise")
+    flush(f, "second flush")
     try:
         f.close()
     except h5loom.Error as e:
