@@ -67,7 +67,6 @@ void pread_all(int fd, void* data, uint64_t n, uint64_t offset, const std::strin
   }
 }
 
-// The system calls of the engine, as the profile's POSIX layer sees them.
 // Starts the write-back of [offset, offset + n) now, so that the sync at the
 // commit has little left to wait for - only of the pages the range covers
 // whole: a page under write-back cannot be changed until it is on disk, and
@@ -79,6 +78,7 @@ void start_write_back(int fd, uint64_t offset, uint64_t n) {
   if (end > first) ::sync_file_range(fd, off_t(first), off_t(end - first), SYNC_FILE_RANGE_WRITE);
 }
 
+// The system calls of the engine, as the profile's POSIX layer sees them.
 void traced_pwrite(int fd, const void* data, uint64_t n, uint64_t offset, const std::string& file,
                    const std::string& what) {
   profile::Scope s(profile::Layer::Posix, profile::Kind::Write, "pwrite", file, offset, n);
@@ -474,8 +474,7 @@ class LogEngine final : public engine::Engine {
     const DatasetInfo& info = f.datasets[std::size_t(id)];
     const uint64_t nbytes = sel.num_elements(info.shape) * datatype_size(info.dtype);
     if (nbytes >= settings_.direct_threshold) {
-      const bool one_box = sel.kind() == Selection::Kind::All ||
-                           (sel.kind() == Selection::Kind::Hyperslab && sel.is_box() && product(sel.block()) == 1);
+      const bool one_box = sel.kind() == Selection::Kind::All || is_one_box(sel);
       if (!one_box || !region_has_room(f, nbytes)) return false;  // write() counts it in the region demand
     } else if (f.buffer.size() + nbytes > settings_.buffer_size) {
       return false;
@@ -591,13 +590,18 @@ class LogEngine final : public engine::Engine {
 
   // ---- writing ----
 
+  // A hyperslab that is a single dense box (its start and count say it all).
+  static bool is_one_box(const Selection& sel) {
+    return sel.kind() == Selection::Kind::Hyperslab && sel.is_box() && product(sel.block()) == 1;
+  }
+
   // Takes one write, one block per box of its selection: copied into the
   // buffer, or - if `may_keep` (the data stays valid until write() returns)
   // and the box is large and whole - kept as a pointer and written uncopied.
   void add_blocks(LogFile& f, int id, const Selection& sel, const unsigned char* src, bool may_keep) {
     const DatasetInfo& info = f.datasets[std::size_t(id)];
     const std::size_t es = datatype_size(info.dtype);
-    if (sel.kind() == Selection::Kind::Hyperslab && sel.is_box() && product(sel.block()) == 1) {
+    if (is_one_box(sel)) {
       // The common case, one box (a row, a slab): no box list to build.
       add_block(f, id, sel.start(), sel.count(), src, sel.count(), nullptr, es, may_keep);
       return;
@@ -677,7 +681,7 @@ class LogEngine final : public engine::Engine {
   // demand of this one (the first round's are region_size), so that a code that
   // writes as much at every step leaves almost no holes. A region write that
   // failed on any rank is raised here, on every rank.
-  void close_round(LogFile& f, uint64_t max_region) {
+  void close_round(LogFile& f) {
     uint64_t mine[3] = {f.region_used ? uint64_t(f.rank) * f.region_size + f.region_used : 0, f.region_demand,
                         uint64_t(f.region_error.empty() ? 0 : 1)},
              most[3] = {0, 0, 0};
@@ -687,7 +691,8 @@ class LogEngine final : public engine::Engine {
       f.regions_in_epoch = true;
     }
     if (most[1] > 0) {
-      f.region_size = std::min(round_up(most[1], f.region_alignment), round_up(max_region, f.region_alignment));
+      f.region_size =
+          std::min(round_up(most[1], f.region_alignment), round_up(settings_.region_size, f.region_alignment));
       last_region_size_ = f.region_size;
     }
     f.region_used = f.region_demand = 0;
@@ -702,16 +707,27 @@ class LogEngine final : public engine::Engine {
     }
   }
 
+  // Where this rank's next region write goes.
+  static uint64_t region_cursor(const LogFile& f) {
+    return f.region_base + uint64_t(f.rank) * f.region_size + f.region_used;
+  }
+
+  // Gives a block of the open epoch its log offset and the checksums of its
+  // bytes `p` (computed by the rank that owns the data).
+  static void seal(const LogFile& f, BlockEntry& e, const unsigned char* p, uint64_t at) {
+    const uint64_t unit = f.header.checksum_unit;
+    e.epoch = uint32_t(f.epoch + 1);
+    e.unit_crcs.clear();
+    for (uint64_t u = 0; u < e.nbytes; u += unit) e.unit_crcs.push_back(crc32c(p + u, std::min(unit, e.nbytes - u)));
+    e.offset = at;
+  }
+
   // Writes one block to this rank's region now, from the caller's memory; it
   // joins the epoch's written blocks. An I/O error is kept for close_round (a
   // write is not a collective call: raising it here could leave the other
   // ranks waiting in the next collective one).
   void write_to_region(LogFile& f, BlockEntry e, const unsigned char* src) {
-    e.epoch = uint32_t(f.epoch + 1);
-    e.offset = f.region_base + uint64_t(f.rank) * f.region_size + f.region_used;
-    const uint64_t unit = f.header.checksum_unit;
-    e.unit_crcs.clear();
-    for (uint64_t u = 0; u < e.nbytes; u += unit) e.unit_crcs.push_back(crc32c(src + u, std::min(unit, e.nbytes - u)));
+    seal(f, e, src, region_cursor(f));
     CaughtError err;
     err.run([&] {
       traced_pwrite(f.log_fd, src, e.nbytes, e.offset, log_path(f.path),
@@ -757,15 +773,6 @@ class LogEngine final : public engine::Engine {
   // in the log and its checksums (so the index is known before the data moves).
   Placement place(LogFile& f) {
     Placement pl;
-    const uint64_t next_epoch = f.epoch + 1;
-    // Checksums are computed by the rank that owns the data; entries get their log offsets.
-    const uint64_t unit = f.header.checksum_unit;
-    auto seal = [&](BlockEntry& e, const unsigned char* p, uint64_t at) {
-      e.epoch = uint32_t(next_epoch);
-      e.unit_crcs.clear();
-      for (uint64_t u = 0; u < e.nbytes; u += unit) e.unit_crcs.push_back(crc32c(p + u, std::min(unit, e.nbytes - u)));
-      e.offset = at;
-    };
     // A rank whose coalesced bytes add up to a large write writes them itself,
     // into its region, like any large write (aggregation pays for small pieces
     // of many ranks, not for a rank's megabytes).
@@ -773,15 +780,15 @@ class LogEngine final : public engine::Engine {
     if (f.region_size > 0 && f.buffer.size() >= settings_.direct_threshold) {
       f.region_demand += f.buffer.size();
       if (region_has_room(f, f.buffer.size())) {
-        const uint64_t at = f.region_base + uint64_t(f.rank) * f.region_size + f.region_used;
-        for (auto& e : f.buffered) seal(e, f.buffer.data() + e.offset, at + e.offset);
+        const uint64_t at = region_cursor(f);
+        for (auto& e : f.buffered) seal(f, e, f.buffer.data() + e.offset, at + e.offset);
         pl.own = {f.buffer.data(), f.buffer.size()};
         pl.own_offset = at;
         f.region_used += f.buffer.size();
         buffer_in_region = true;
       }
     }
-    close_round(f, settings_.region_size);
+    close_round(f);
     auto& pieces = pl.pieces;
     if (!f.buffer.empty() && !buffer_in_region) pieces.push_back({f.buffer.data(), f.buffer.size()});
     for (std::size_t i = 0; i < f.direct.size(); ++i) pieces.push_back({f.direct_data[i], f.direct[i].nbytes});
@@ -805,11 +812,11 @@ class LogEngine final : public engine::Engine {
     const uint64_t my_offset = pl.my_offset;
     uint64_t at = my_offset;
     if (!buffer_in_region) {
-      for (auto& e : f.buffered) seal(e, f.buffer.data() + e.offset, my_offset + e.offset);
+      for (auto& e : f.buffered) seal(f, e, f.buffer.data() + e.offset, my_offset + e.offset);
       at += f.buffer.size();
     }
     for (std::size_t i = 0; i < f.direct.size(); ++i) {
-      seal(f.direct[i], f.direct_data[i], at);
+      seal(f, f.direct[i], f.direct_data[i], at);
       at += f.direct[i].nbytes;
     }
     return pl;
