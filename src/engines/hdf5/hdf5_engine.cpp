@@ -361,12 +361,13 @@ class Hdf5Engine final : public engine::Engine {
     // sync: with MPI-IO, H5Fflush ends in MPI_File_sync (collective, as the
     // close); the other drivers' files are fsync'ed once HDF5 has closed them.
     unsigned intent = 0;
-    const bool writable = f.file.get() >= 0 && H5Fget_intent(f.file.get(), &intent) >= 0 && (intent & H5F_ACC_RDWR);
-    if (settings_.sync && writable && settings_.driver == "mpio")
+    const bool sync = settings_.sync && f.file.get() >= 0 && H5Fget_intent(f.file.get(), &intent) >= 0 &&
+                      (intent & H5F_ACC_RDWR);  // only files written to
+    if (sync && settings_.driver == "mpio")
       check(H5Fflush(f.file.get(), H5F_SCOPE_GLOBAL), "syncing file '" + f.name + "'");
     hid_t id = f.file.release();  // a failed close must not be retried by ~Hid
     if (id >= 0 && H5Fclose(id) < 0) fail("closing file '" + f.name + "'");
-    if (settings_.sync && writable && settings_.driver != "mpio") {
+    if (sync && settings_.driver != "mpio") {
       int fd = ::open(f.name.c_str(), O_RDONLY | O_CLOEXEC);
       const bool ok = fd >= 0 && ::fsync(fd) == 0;
       if (fd >= 0) ::close(fd);
