@@ -54,6 +54,8 @@ constexpr Datatype datatype_of() {
 }
 
 using Dims = std::vector<uint64_t>;
+// The most dimensions a dataset may have (HDF5's H5S_MAX_RANK; every engine's limit).
+constexpr std::size_t kMaxRank = 32;
 // A maximum extent that can grow without bound (HDF5's H5S_UNLIMITED).
 constexpr uint64_t kUnlimited = ~uint64_t{0};
 

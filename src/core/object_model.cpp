@@ -219,6 +219,10 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
   auto where = "dataset '" + path + "' in " + f.describe_file();
   if (spec.shape.empty())
     throw SelectionError("cannot create " + where + ": the shape must have at least one dimension");
+  if (spec.shape.size() > kMaxRank)
+    throw SelectionError("cannot create " + where + ": shape " + dims_to_string(spec.shape) + " has " +
+                         std::to_string(spec.shape.size()) + " dimensions; at most " + std::to_string(kMaxRank) +
+                         " are allowed (as in HDF5)");
   if (!spec.max_shape.empty()) {
     if (spec.max_shape.size() != spec.shape.size())
       throw SelectionError("cannot create " + where + ": max_shape " + dims_to_string(spec.max_shape) +

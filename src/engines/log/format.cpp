@@ -48,9 +48,9 @@ LogHeader LogHeader::decode(const unsigned char* p, std::size_t n, const std::st
   Reader r{p, n, 8, where};
   LogHeader h;
   h.version = r.u32();
-  if (h.version != kVersion)
-    throw IOError(where + " has log format version " + std::to_string(h.version) + "; this h5loom reads version " +
-                  std::to_string(kVersion));
+  if (!readable_version(h.version))
+    throw IOError(where + " has log format version " + std::to_string(h.version) + "; this h5loom reads versions " +
+                  std::to_string(kOldestVersion) + " to " + std::to_string(kVersion));
   if (r.u32() != kLogHeaderSize) throw IOError(where + ": unexpected log header size");
   h.checksum_unit = r.u64();
   r.raw(h.file_id, 16);
@@ -79,7 +79,7 @@ std::vector<unsigned char> CommitRecord::encode() const {
 bool CommitRecord::decode(const unsigned char* p, CommitRecord& out) {
   if (std::memcmp(p, kCommitMagic, 4) != 0) return false;
   Reader r{p, kCommitRecordSize, 4, "commit record"};
-  if (r.u32() != kVersion) return false;
+  if (!readable_version(r.u32())) return false;
   out.epoch = r.u64();
   out.index_offset = r.u64();
   out.index_size = r.u64();
@@ -117,6 +117,7 @@ BlockEntry BlockEntry::decode(Reader& r) {
   e.epoch = r.u32();
   e.rank = r.u32();
   unsigned nd = r.u8();
+  if (nd == 0 || nd > kMaxRank) throw IOError(r.what + ": a block entry has " + std::to_string(nd) + " dimensions");
   r.u8();
   r.u16();
   e.counter = r.u64();

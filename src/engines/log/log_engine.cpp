@@ -201,8 +201,20 @@ struct Settings {
 
 // ---- applying metadata operations (at run time and at replay) -----------------------
 
+// Applies one metadata operation. Each is checked against the tree as it is
+// (the object model checked the calls that made it; a damaged or crafted log
+// is refused here with CorruptionError instead of building an impossible tree).
 void apply_op(LogFile& f, const Json& op) {
   const std::string kind = op.at("op");
+  auto bad = [&](const std::string& why) {
+    throw CorruptionError(f.where() + ": metadata operation '" + kind + "' " + why);
+  };
+  auto node_of = [&](const std::string& p, ObjectKind want) -> Node& {
+    auto it = f.tree.find(p);
+    if (it == f.tree.end() || (want != ObjectKind::None && it->second.kind != want))
+      bad("names '" + p + "', which is not an existing " + (want == ObjectKind::Dataset ? "dataset" : "object"));
+    return it->second;
+  };
   auto parent_of = [](const std::string& p) {
     auto slash = p.rfind('/');
     return slash == 0 ? std::string("/") : p.substr(0, slash);
@@ -212,6 +224,8 @@ void apply_op(LogFile& f, const Json& op) {
     f.tree["/"].kind = ObjectKind::Group;
   } else if (kind == "group" || kind == "dataset") {
     std::string p = op.at("path");
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/' || f.tree.count(p)) bad("has a bad or existing path '" + p + "'");
+    Node& parent = node_of(parent_of(p), ObjectKind::Group);
     Node n;
     n.kind = kind == "group" ? ObjectKind::Group : ObjectKind::Dataset;
     if (kind == "dataset") {
@@ -221,6 +235,15 @@ void apply_op(LogFile& f, const Json& op) {
       info.max_shape = op.at("max_shape").get<Dims>();
       info.layout = op.at("layout") == "chunked" ? Layout::Chunked : Layout::Contiguous;
       info.chunks = op.at("chunks").get<Dims>();
+      if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||
+          (!info.chunks.empty() && info.chunks.size() != info.shape.size()))
+        bad("of '" + p + "' has inconsistent ranks");
+      uint64_t bytes = datatype_size(info.dtype);
+      for (std::size_t d = 0; d < info.shape.size(); ++d) {
+        if (info.shape[d] > info.max_shape[d] || (info.shape[d] && bytes > (uint64_t(1) << 62) / info.shape[d]))
+          bad("of '" + p + "' has an impossible shape " + dims_to_string(info.shape));
+        bytes *= std::max<uint64_t>(info.shape[d], 1);
+      }
       n.dataset = int(f.datasets.size());
       f.datasets.push_back(info);
       f.dataset_paths.push_back(p);
@@ -228,23 +251,37 @@ void apply_op(LogFile& f, const Json& op) {
       di.max_count.assign(info.shape.size(), 0);
       f.index.push_back(std::move(di));
     }
+    parent.children.insert(name_of(p));
     f.tree[p] = std::move(n);
-    f.tree[parent_of(p)].children.insert(name_of(p));
   } else if (kind == "extend") {
-    auto& n = f.tree.at(op.at("path").get<std::string>());
-    f.datasets.at(std::size_t(n.dataset)).shape = op.at("shape").get<Dims>();
+    const std::string p = op.at("path");
+    DatasetInfo& info = f.datasets.at(std::size_t(node_of(p, ObjectKind::Dataset).dataset));
+    Dims shape = op.at("shape").get<Dims>();
+    bool ok = shape.size() == info.shape.size();
+    uint64_t bytes = datatype_size(info.dtype);
+    for (std::size_t d = 0; ok && d < shape.size(); ++d) {
+      ok = shape[d] >= info.shape[d] && shape[d] <= info.max_shape[d] &&
+           (!shape[d] || bytes <= (uint64_t(1) << 62) / shape[d]);
+      bytes *= std::max<uint64_t>(shape[d], 1);
+    }
+    if (!ok) bad("of '" + p + "' to " + dims_to_string(shape) + " is not a growth of " + dims_to_string(info.shape));
+    info.shape = std::move(shape);
+  } else if (kind == "front") {  // the checksum of the front file built with this epoch
+    f.fronts.push_back({op.at("epoch").get<uint64_t>(), op.at("size").get<uint64_t>(), op.at("crc").get<uint32_t>()});
   } else if (kind == "attr") {
-    f.tree.at(op.at("object").get<std::string>()).attrs[op.at("name").get<std::string>()] =
+    node_of(op.at("object").get<std::string>(), ObjectKind::None).attrs[op.at("name").get<std::string>()] =
         attribute_from_json(op.at("value"));
   } else {
-    throw CorruptionError(f.where() + ": unknown metadata operation '" + kind + "'");
+    bad("is unknown");
   }
 }
 
+// Every rank keeps the epoch's operations: the commit checks that all ranks
+// made the same collective calls, and rank 0 writes them.
 void record(LogFile& f, Json op) {
   apply_op(f, op);
   ++f.meta_ops;
-  if (f.rank == 0) f.pending_meta.push_back(std::move(op));
+  f.pending_meta.push_back(std::move(op));
 }
 
 void add_entry(LogFile& f, BlockEntry e) {
@@ -260,23 +297,79 @@ void add_entry(LogFile& f, BlockEntry e) {
   di.dirty = true;
 }
 
+// A block of a log on disk fits its dataset and the log: its byte count is
+// that of its box (so a read never copies past a buffer) and it lies within
+// the valid log. CRCs do not protect against crafted files; this does.
+void check_entry(const LogFile& f, const BlockEntry& e, const std::string& what) {
+  if (e.dataset >= f.datasets.size())
+    throw CorruptionError(what + ": a block refers to dataset id " + std::to_string(e.dataset) + ", which does not exist");
+  const DatasetInfo& info = f.datasets[e.dataset];
+  const std::string where = what + ": block of dataset '" + f.dataset_paths[e.dataset] + "' at log offset " +
+                            std::to_string(e.offset);
+  if (e.start.size() != info.shape.size())
+    throw CorruptionError(where + " has " + std::to_string(e.start.size()) + " dimensions");
+  uint64_t bytes = datatype_size(info.dtype);
+  for (std::size_t d = 0; d < e.start.size(); ++d) {
+    if (e.count[d] == 0 || e.start[d] > info.shape[d] || e.count[d] > info.shape[d] - e.start[d])
+      throw CorruptionError(where + " lies outside the dataset's shape " + dims_to_string(info.shape));
+    bytes *= e.count[d];  // no overflow: the shape's byte size fits (apply_op)
+  }
+  if (e.nbytes != bytes) throw CorruptionError(where + " holds " + std::to_string(e.nbytes) + " bytes, its box " +
+                                               std::to_string(bytes));
+  if (e.offset > f.log_end || e.nbytes > f.log_end - e.offset)
+    throw CorruptionError(where + " lies beyond the committed log (" + std::to_string(f.log_end) + " bytes)");
+  if (e.unit_crcs.size() != (e.nbytes + f.header.checksum_unit - 1) / f.header.checksum_unit)
+    throw CorruptionError(where + " has a checksum list of the wrong length");
+}
+
+namespace {
+
+// Builds the JSON of a CBOR document like nlohmann's DOM parser, refusing
+// nesting deeper than metadata ever is (the parser recurses: a crafted record
+// must not exhaust the stack).
+struct DepthLimitedParser : nlohmann::detail::json_sax_dom_parser<Json> {
+  static constexpr std::size_t kMaxDepth = 16;
+  std::size_t depth = 0;
+  using nlohmann::detail::json_sax_dom_parser<Json>::json_sax_dom_parser;
+  bool deeper() {
+    if (++depth > kMaxDepth) throw CorruptionError("metadata nested deeper than " + std::to_string(kMaxDepth));
+    return true;
+  }
+  bool start_object(std::size_t n) { return deeper() && json_sax_dom_parser::start_object(n); }
+  bool start_array(std::size_t n) { return deeper() && json_sax_dom_parser::start_array(n); }
+  bool end_object() { return --depth, json_sax_dom_parser::end_object(); }
+  bool end_array() { return --depth, json_sax_dom_parser::end_array(); }
+};
+
+}  // namespace
+
 // Applies one index record (metadata first, then blocks). Throws CorruptionError.
 void replay_index_record(LogFile& f, const unsigned char* p, std::size_t n, uint64_t expected_epoch) {
   std::string what = f.where() + ": index record of epoch " + std::to_string(expected_epoch);
   if (n < kIndexHeaderSize || std::memcmp(p, kIndexMagic, 4) != 0) throw CorruptionError(what + " is damaged");
-  Reader r{p, n, 4, what};
-  r.u32();  // version
-  uint64_t epoch = r.u64(), meta_size = r.u64(), entries_size = r.u64(), entry_count = r.u64();
-  if (epoch != expected_epoch || kIndexHeaderSize + meta_size + entries_size != n)
-    throw CorruptionError(what + " has inconsistent sizes");
   try {
-    Json ops = Json::from_cbor(p + kIndexHeaderSize, p + kIndexHeaderSize + meta_size);
+    Reader r{p, n, 4, what};
+    if (!readable_version(r.u32())) throw CorruptionError(what + " has an unknown format version");
+    uint64_t epoch = r.u64(), meta_size = r.u64(), entries_size = r.u64(), entry_count = r.u64();
+    if (epoch != expected_epoch || meta_size > n || entries_size > n || kIndexHeaderSize + meta_size + entries_size != n)
+      throw CorruptionError(what + " has inconsistent sizes");
+    Json ops;
+    DepthLimitedParser sax(ops, /*allow_exceptions=*/true);
+    if (!Json::sax_parse(p + kIndexHeaderSize, p + kIndexHeaderSize + meta_size, &sax, nlohmann::detail::input_format_t::cbor) ||
+        !ops.is_array())
+      throw CorruptionError(what + ": unreadable metadata");
     for (const auto& op : ops) apply_op(f, op);
-  } catch (const Json::exception& e) {
-    throw CorruptionError(what + ": unreadable metadata (" + e.what() + ")");
+    Reader er{p + kIndexHeaderSize + meta_size, entries_size, 0, what};
+    for (uint64_t i = 0; i < entry_count; ++i) {
+      BlockEntry e = BlockEntry::decode(er);
+      check_entry(f, e, what);
+      add_entry(f, std::move(e));
+    }
+  } catch (const CorruptionError&) {
+    throw;
+  } catch (const std::exception& e) {  // bad CBOR, a missing key or a wrong type, a short record...
+    throw CorruptionError(what + " is damaged: " + e.what());
   }
-  Reader er{p + kIndexHeaderSize + meta_size, entries_size, 0, what};
-  for (uint64_t i = 0; i < entry_count; ++i) add_entry(f, BlockEntry::decode(er));
 }
 
 // ---- the engine ------------------------------------------------------------------
@@ -305,11 +398,14 @@ class LogEngine final : public engine::Engine {
       f->header.checksum_unit = settings_.checksum_unit;
       std::random_device rd;
       for (auto& b : f->header.file_id) b = static_cast<unsigned char>(rd());
+      MPI_Bcast(f->header.file_id, 16, MPI_UNSIGNED_CHAR, 0, comm);  // rank 0's: it writes the header
       on_root(comm, f->rank, [&] { create_files(*f); });
     }
     std::vector<unsigned char> replay;  // rank 0 reads the log's index; everyone replays it
     on_root(comm, f->rank, [&] {
-      if (!creating) replay = read_committed(*f);
+      if (creating) return;
+      if (f->writable()) acquire_writer_lock(*f);
+      replay = read_committed(*f);
     });
     if (!creating) {
       bcast_bytes(comm, replay);
@@ -317,6 +413,8 @@ class LogEngine final : public engine::Engine {
       r.raw(f->header.file_id, 16);
       f->header.checksum_unit = r.u64();
       f->log_end = r.u64(), f->epoch = r.u64(), f->commits_end = r.u64(), f->torn_bytes = r.u64();
+      f->damage.resize(r.u64());
+      r.raw(f->damage.data(), f->damage.size());
       while (r.at < r.n) {
         uint64_t epoch = r.u64(), n = r.u64();
         r.need(n);
@@ -358,38 +456,69 @@ class LogEngine final : public engine::Engine {
     return f;
   }
 
-  void flush(FileHandle& fh) override { commit(cast(fh)); }
+  void flush(FileHandle& fh) override {
+    auto& f = cast(fh);
+    writing(f, [&] { commit(f); });
+  }
 
   void close(FileHandle& fh) override {
-    auto& f = cast(fh);
-    if (f.writable()) {
-      if (settings_.front_file) {
-        // The last rank builds the front file while the aggregators write the
-        // last epoch (it has the whole tree and index once the epoch's blocks
-        // are placed and exchanged; with one aggregator per node it is the last
-        // one whose data the aggregator takes); it replaces the old front file
-        // only once the commit record is on disk, so the front file never
-        // shows an epoch that a crash could still lose. Its error, if any, is
-        // raised on every rank after the commit.
-        const int builder = f.size - 1;
-        CaughtError front;
-        auto build = [&] {
-          if (f.rank == builder) front.run([&] { build_front_file(f, settings_.max_external_segments); });
-        };
-        if (!commit(f, build)) build();  // nothing to commit: build it now
-        if (f.rank == builder && front.code == 0) front.run([&] { publish_front_file(f); });
-        share_error(f.comm, builder, front);
-      } else {
-        commit(f);
+    auto& f = static_cast<LogFile&>(fh);
+    struct Release {  // whatever happens below, the handle's resources go
+      LogFile& f;
+      ~Release() {
+        if (f.log_fd >= 0) ::close(f.log_fd), f.log_fd = -1;
+        if (f.commits_fd >= 0) ::close(f.commits_fd), f.commits_fd = -1;
+        if (f.agg_comm != MPI_COMM_NULL) MPI_Comm_free(&f.agg_comm);
+        release_writer_lock(f);
       }
+    } release{f};
+    f.require_usable();  // a failed handle commits nothing more
+    if (f.writable()) writing(f, [&] { close_epoch(f); });
+  }
+
+  // The last epoch, then the front file.
+  void close_epoch(LogFile& f) {
+    if (!settings_.front_file) {
+      commit(f);
+      return;
     }
-    if (f.log_fd >= 0) ::close(f.log_fd), f.log_fd = -1;
-    if (f.commits_fd >= 0) ::close(f.commits_fd), f.commits_fd = -1;
-    if (f.agg_comm != MPI_COMM_NULL) MPI_Comm_free(&f.agg_comm);
+    // Nothing new and the front file is the one the log recorded: keep it.
+    int idle = f.written.empty() && f.buffered.empty() && f.direct.empty() && f.meta_ops == 0, all_idle = 0;
+    MPI_Allreduce(&idle, &all_idle, 1, MPI_INT, MPI_MIN, f.comm);
+    if (all_idle) {
+      int current = 0;
+      if (f.rank == 0) current = front_is_current(f);
+      MPI_Bcast(&current, 1, MPI_INT, 0, f.comm);
+      if (current) return;
+    }
+    // The last rank builds the front file while the aggregators write the last
+    // epoch (it has the whole tree and index once the epoch's blocks are placed
+    // and exchanged; with one aggregator per node it is the last one whose
+    // data the aggregator takes). Its checksum is committed with the epoch
+    // (so verify can check it), and it replaces the old front file only once
+    // the commit record is on disk, so the front file never shows an epoch
+    // that a crash could still lose. Its error, if any, is raised on every
+    // rank after the commit.
+    const int builder = f.size - 1;
+    CaughtError front;
+    FrontSum sum;
+    auto build = [&] {
+      if (f.rank == builder)
+        front.run([&] { sum = build_front_file(f, f.epoch + 1, settings_.max_external_segments); });
+    };
+    auto front_op = [&]() -> Json {
+      uint64_t v[3] = {uint64_t(front.code == 0), sum.size, sum.crc};
+      MPI_Bcast(v, 3, MPI_UINT64_T, builder, f.comm);
+      if (!v[0]) return Json();
+      return Json{{"op", "front"}, {"epoch", f.epoch + 1}, {"size", v[1]}, {"crc", v[2]}};
+    };
+    commit(f, build, front_op, /*force=*/true);
+    if (f.rank == builder && front.code == 0) front.run([&] { publish_front_file(f, settings_.sync); });
+    share_error(f.comm, builder, front);
   }
 
   std::string describe(FileHandle& fh) override {
-    auto& f = cast(fh);
+    auto& f = static_cast<LogFile&>(fh);
     std::size_t blocks = 0;
     for (const auto& di : f.index) blocks += di.entries.size();
     std::ostringstream o;
@@ -398,6 +527,8 @@ class LogEngine final : public engine::Engine {
       << blocks << " blocks in " << f.datasets.size() << " datasets\n"
       << "  checksums: CRC32C per " << f.header.checksum_unit << " bytes of data, per block entry and per index\n";
     if (f.torn_bytes) o << "  torn tail: " << f.torn_bytes << " bytes after the last commit (ignored)\n";
+    if (!f.failed.empty()) o << "  unusable: " << f.failed << "\n";
+    if (!f.damage.empty()) o << "  DAMAGED: " << f.damage << " (reading the " << f.epoch << " intact epochs)\n";
     if (f.writable())
       o << "  writing: buffer " << settings_.buffer_size << " bytes per rank, " << f.aggregators
         << " aggregator(s), regions of " << f.region_size << " bytes per rank for writes of "
@@ -456,10 +587,11 @@ class LogEngine final : public engine::Engine {
       add_blocks(f, dataset_id(f, req.dataset), req.selection, static_cast<const unsigned char*>(req.data),
                  /*may_keep=*/true);
     // Collective: the data goes out when any rank's buffer is full, or has
-    // uncopied large writes (their memory is only ours until we return).
+    // uncopied large writes (their memory is only ours until we return: a
+    // failed spill leaves no pointer to it behind, see fail()).
     int mine = f.buffer.size() >= settings_.buffer_size || !f.direct.empty(), any = 0;
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f.comm);
-    if (any) spill(f);
+    if (any) writing(f, [&] { spill(f); });
   }
 
   // A copying write is taken at once if it has room: a large one-box write in
@@ -485,7 +617,7 @@ class LogEngine final : public engine::Engine {
 
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype, void* out) override {
     auto& f = cast(fh);
-    commit(f);  // a read sees every write before it (collective, like the read)
+    writing(f, [&] { commit(f); });  // a read sees every write before it (collective, like the read)
     if (!read_through_bounding_box(f, path, sel, out)) read_selection(f, path, sel, out);
   }
 
@@ -508,7 +640,32 @@ class LogEngine final : public engine::Engine {
   }
 
  private:
-  static LogFile& cast(FileHandle& fh) { return static_cast<LogFile&>(fh); }
+  // Every call but close and describe goes through here: a failed handle raises.
+  static LogFile& cast(FileHandle& fh) {
+    auto& f = static_cast<LogFile&>(fh);
+    f.require_usable();
+    return f;
+  }
+
+  // Runs a step that writes or syncs the log. Its failures are raised on every
+  // rank (the steps share them), so every rank marks the handle unusable and
+  // drops what the open epoch held: nothing of it may be committed later (its
+  // blocks may be partial, a failed sync may have lost pages, and writes not
+  // yet copied point into buffers the caller frees once we raise).
+  template <class Fn>
+  static void writing(LogFile& f, Fn&& fn) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      if (f.failed.empty()) f.failed = e.what();
+      f.buffered.clear();
+      f.direct.clear();
+      f.direct_data.clear();
+      f.written.clear();
+      f.pending_meta = Json::array();
+      throw;
+    }
+  }
   static LogFile& writable(FileHandle& fh, const std::string& what) {
     auto& f = cast(fh);
     if (!f.writable()) throw ReadOnlyError("cannot " + what + ": " + f.where() + " is open read-only");
@@ -525,6 +682,7 @@ class LogEngine final : public engine::Engine {
       throw ExistsError("cannot create file '" + f.path + "': it already exists (use create() to overwrite)");
     fs::create_directories(dir, ec);
     if (ec) throw IOError("cannot create directory '" + dir + "': " + ec.message());
+    acquire_writer_lock(f);  // before anything is truncated: another writer may be at work
     auto make = [&](const std::string& p, const std::vector<unsigned char>& header) {
       int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0) posix_fail("cannot create '" + p + "'");
@@ -542,6 +700,17 @@ class LogEngine final : public engine::Engine {
     // No front file until close: an old one (of any engine) must not describe
     // this file, and a log whose front file is missing is recognised as a log.
     if (::unlink(f.path.c_str()) != 0 && errno != ENOENT) posix_fail("cannot remove old file '" + f.path + "'");
+    // The new files' names (and the old front file's removal) are durable
+    // before any epoch can be: a commit syncs file contents, not directories.
+    if (settings_.sync)
+      for (const std::string& d : {dir, fs::absolute(f.path).parent_path().string()}) {
+        int fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || ::fsync(fd) != 0) {
+          if (fd >= 0) ::close(fd);
+          posix_fail("cannot sync directory '" + d + "'");
+        }
+        ::close(fd);
+      }
   }
 
   // Rank 0: validates the commit journal and reads every committed index
@@ -549,6 +718,16 @@ class LogEngine final : public engine::Engine {
   // commits_end, torn bytes, then (epoch, size, bytes) per index record.
   std::vector<unsigned char> read_committed(LogFile& f) {
     LogState st = scan_log(f.path);
+    if (!st.damage.empty()) {
+      if (st.commits.empty()) throw CorruptionError(st.damage + " (no intact epoch before it)");
+      if (f.writable())
+        throw CorruptionError(st.damage + ". " + f.where() + " is not opened for writing: that would build on a "
+                              "damaged log (epochs 1.." + std::to_string(st.commits.size()) +
+                              " are intact; open it read-only to read them, h5loom convert to copy them)");
+      std::fprintf(stderr, "h5loom: warning: %s; reading the %zu intact epochs before it\n", st.damage.c_str(),
+                   st.commits.size());
+    }
+    check_front_binding(f.path, st.header, st.commits.size());
     Writer w;
     w.raw(st.header.file_id, 16);
     w.u64(st.header.checksum_unit);
@@ -556,6 +735,8 @@ class LogEngine final : public engine::Engine {
     w.u64(st.commits.size());
     w.u64(kCommitsHeaderSize + st.commits.size() * kCommitRecordSize);
     w.u64(st.torn_log_bytes);
+    w.u64(st.damage.size());
+    w.raw(st.damage.data(), st.damage.size());
     for (std::size_t i = 0; i < st.commits.size(); ++i) {
       w.u64(st.commits[i].epoch);
       w.u64(st.index_records[i].size());
@@ -918,7 +1099,11 @@ class LogEngine final : public engine::Engine {
   // `while_writing` (if given, and only if there was an epoch to commit) runs on
   // every rank once the index is complete, before the rank's data moves.
   // Returns whether there was an epoch to commit.
-  bool commit(LogFile& f, const std::function<void()>& while_writing = {}) {
+  // `front_op` (if given; collective) returns the front file's checksum record
+  // once `while_writing` has run, to be committed with the epoch; `force`
+  // commits an epoch even if nothing happened (to record that checksum).
+  bool commit(LogFile& f, const std::function<void()>& while_writing = {},
+              const std::function<Json()>& front_op = {}, bool force = false) {
     if (!f.writable()) return false;
     // The blocks get their places first, so that the index is exchanged
     // before the bytes move and `while_writing` can use it meanwhile.
@@ -931,10 +1116,12 @@ class LogEngine final : public engine::Engine {
     }
     uint64_t local[2] = {entries, mine.bytes.size()}, global[2] = {0, 0};
     MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, f.comm);
-    if (global[0] == 0 && f.meta_ops == 0) {  // then nothing was placed either
+    if (global[0] == 0 && f.meta_ops == 0 && !force) {  // then nothing was placed either
       open_round(f);
       return false;
     }
+    std::vector<std::uint8_t> meta = Json::to_cbor(f.pending_meta);
+    require_same_metadata(f, meta);
 
     // Everyone gets every rank's entries (reads may touch any block).
     std::vector<int> counts(std::size_t(f.size)), displs(std::size_t(f.size));
@@ -950,6 +1137,13 @@ class LogEngine final : public engine::Engine {
     for (uint64_t i = 0; i < global[0]; ++i) add_entry(f, BlockEntry::decode(r));
     write_placed(f, placed, while_writing);
     f.written.clear();
+    if (front_op) {
+      if (Json op = front_op(); !op.is_null()) {
+        apply_op(f, op);
+        f.pending_meta.push_back(std::move(op));
+        if (f.rank == 0) meta = Json::to_cbor(f.pending_meta);
+      }
+    }
 
     // Rank 0 appends the index record while the aggregators make their data
     // durable; each syncs what it wrote (one sync round, in parallel), and only
@@ -957,7 +1151,6 @@ class LogEngine final : public engine::Engine {
     uint64_t new_end = 0;
     CommitRecord c;
     on_root(f.comm, f.rank, [&] {
-      std::vector<std::uint8_t> meta = Json::to_cbor(f.pending_meta);
       Writer rec;
       rec.raw(kIndexMagic, 4);
       rec.u32(kVersion);
@@ -991,7 +1184,8 @@ class LogEngine final : public engine::Engine {
       auto bytes = c.encode();
       traced_pwrite(f.commits_fd, bytes.data(), bytes.size(), f.commits_end, commits_path(f.path),
                     "writing a commit record of " + f.where());
-      if (settings_.sync) traced_fdatasync(f.commits_fd, commits_path(f.path));
+      if (settings_.sync && traced_fdatasync(f.commits_fd, commits_path(f.path)) != 0)
+        posix_fail("cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")");
       new_end = c.log_end;
     });
     MPI_Bcast(&new_end, 1, MPI_UINT64_T, 0, f.comm);
@@ -1003,6 +1197,21 @@ class LogEngine final : public engine::Engine {
     f.regions_in_epoch = false;
     open_round(f);
     return true;
+  }
+
+  // Collective: the epoch's metadata operations (collective calls: every rank
+  // makes the same ones) are the same on every rank - else the log (rank 0's)
+  // and the front file (the last rank's tree) would disagree.
+  static void require_same_metadata(const LogFile& f, const std::vector<std::uint8_t>& meta) {
+    if (f.size == 1) return;
+    const uint32_t crc = crc32c(meta.data(), meta.size());
+    std::vector<uint32_t> all(std::size_t(f.size));
+    MPI_Allgather(&crc, 1, MPI_UINT32_T, all.data(), 1, MPI_UINT32_T, f.comm);
+    for (int r = 1; r < f.size; ++r)
+      if (all[std::size_t(r)] != all[0])
+        throw UsageError(f.where() + ": rank " + std::to_string(r) +
+                         " made different collective calls than rank 0 in this epoch (groups, datasets, extents or "
+                         "attribute values differ); the epoch is not committed");
   }
 
   // ---- reading ----

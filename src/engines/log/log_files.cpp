@@ -37,7 +37,9 @@ uint64_t size_of(int fd) {
 std::unique_ptr<engine::Engine> front_engine() {
   // One process writes it, built in memory and written out at once (HDF5's core
   // driver): through MPI-IO it cost about 15 % of a log-engine iotest write.
-  engine::Knobs knobs("hdf5", engine::Json{{"collective_metadata", false}, {"driver", "core"}});
+  // The newest format HDF5 1.10 writes has checksums on its metadata, so stock
+  // readers notice a damaged front file instead of reading through it.
+  engine::Knobs knobs("hdf5", engine::Json{{"collective_metadata", false}, {"driver", "core"}, {"libver_low", "latest"}});
   return engine::make_hdf5_engine(knobs);
 }
 
@@ -46,6 +48,50 @@ std::unique_ptr<engine::Engine> front_engine() {
 LogFile::~LogFile() {
   if (log_fd >= 0) ::close(log_fd);
   if (commits_fd >= 0) ::close(commits_fd);
+  release_writer_lock(*this);
+}
+
+void LogFile::require_usable() const {
+  if (!failed.empty())
+    throw IOError(where() + " is unusable: an earlier write or sync of its log failed (" + failed +
+                  "); nothing after its last committed epoch is kept. Reopen the file to continue from there");
+}
+
+std::string lock_path(const std::string& front) { return directory_of(front) + "/lock"; }
+
+void acquire_writer_lock(LogFile& f) {
+  const std::string p = lock_path(f.path);
+  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) return;  // no log here: opening it says so
+  if (fd < 0) throw IOError("cannot open the writer lock " + p + ": " + std::strerror(errno));
+  struct flock lk {};
+  lk.l_type = F_WRLCK;
+  lk.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_OFD_SETLK, &lk) != 0) {
+    const int err = errno;
+    if (err == EAGAIN || err == EACCES) {
+      char holder[256] = {};
+      ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+      ::close(fd);
+      std::string who = n > 0 ? std::string(holder, std::size_t(n)) : std::string("an unknown process");
+      while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
+      throw IOError("cannot open log file '" + f.path + "' for writing: it is being written by " + who +
+                    " (lock " + p + "); one writer at a time");
+    }
+    // ENOLCK, EINVAL...: this file system has no locks; go on without exclusion.
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string who = "host " + std::string(host) + ", pid " + std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, who.data(), who.size(), 0);
+  f.lock_fd = fd;
+}
+
+void release_writer_lock(LogFile& f) {
+  if (f.lock_fd < 0) return;
+  (void)!::ftruncate(f.lock_fd, 0);  // no stale holder is shown once we are gone
+  ::close(f.lock_fd);  // releases the lock
+  f.lock_fd = -1;
 }
 
 LogState scan_log(const std::string& front) {
@@ -82,52 +128,147 @@ LogState scan_log(const std::string& front) {
   if (crc32c(journal.data(), 28) != Reader{journal.data(), csize, 28, cp}.u32())
     throw CorruptionError(cp + ": checksum mismatch in the journal header");
 
+  // The commit records, up to the first that is not valid. A crash can leave
+  // a short record, or a whole one of zeros (the size grew, the data did not
+  // land); a record is 64-byte aligned, so no sector boundary tears it. So a
+  // whole, non-zero record with a bad checksum is damage, not a crash: it is
+  // reported and never cut away, and readers stop at the last intact epoch.
+  auto damaged = [&](const std::string& why) {
+    if (st.damage.empty()) st.damage = why;
+  };
   uint64_t at = kCommitsHeaderSize;
   for (; at + kCommitRecordSize <= csize; at += kCommitRecordSize) {
     CommitRecord c;
-    if (!CommitRecord::decode(journal.data() + at, c)) break;
-    if (c.epoch != st.commits.size() + 1)
-      throw CorruptionError(cp + ": commit record " + std::to_string(st.commits.size() + 1) + " says epoch " +
-                            std::to_string(c.epoch));
+    const unsigned char* rec = journal.data() + at;
+    if (!CommitRecord::decode(rec, c)) {
+      if (std::any_of(rec, rec + kCommitRecordSize, [](unsigned char b) { return b != 0; }))
+        damaged(cp + ": commit record of epoch " + std::to_string(st.commits.size() + 1) + " (byte " +
+                std::to_string(at) + ") is damaged: a whole record with a bad checksum, which a crash cannot leave");
+      break;
+    }
+    if (c.epoch != st.commits.size() + 1) {
+      damaged(cp + ": commit record " + std::to_string(st.commits.size() + 1) + " says epoch " +
+              std::to_string(c.epoch));
+      break;
+    }
     st.commits.push_back(c);
   }
-  // Only the last record may be damaged (a commit interrupted while being written).
+  // Only the last record may be missing or torn (a commit interrupted while being written).
   for (uint64_t later = at + kCommitRecordSize; later + kCommitRecordSize <= csize; later += kCommitRecordSize) {
     CommitRecord c;
     if (CommitRecord::decode(journal.data() + later, c))
-      throw CorruptionError(cp + ": commit record at byte " + std::to_string(at) +
-                            " is damaged but later ones are valid");
+      damaged(cp + ": commit record at byte " + std::to_string(at) + " is damaged but later ones are valid");
   }
-  st.torn_commit_bytes = csize - at;
+  st.torn_commit_bytes = st.damage.empty() ? csize - at : 0;
 
-  for (const auto& c : st.commits) {
+  // The index records; a damaged or missing one ends the intact epochs.
+  for (std::size_t i = 0; i < st.commits.size(); ++i) {
+    const auto& c = st.commits[i];
     std::string what = lp + ": index record of epoch " + std::to_string(c.epoch);
-    if (c.index_offset + c.index_size > st.log_file_size || c.log_end > st.log_file_size)
-      throw CorruptionError(what + " lies beyond the end of the log (" + std::to_string(st.log_file_size) +
-                            " bytes; truncated?)");
-    std::vector<unsigned char> rec(c.index_size);
-    pread_all(log.fd, rec.data(), rec.size(), c.index_offset, "reading " + what);
-    if (crc32c(rec.data(), rec.size()) != c.index_crc) throw CorruptionError("checksum mismatch in " + what);
-    st.index_records.push_back(std::move(rec));
-    st.log_end = c.log_end;
+    const bool inside = c.index_offset <= st.log_file_size && c.index_size <= st.log_file_size - c.index_offset &&
+                        c.log_end <= st.log_file_size && c.index_size <= (uint64_t(1) << 34);
+    if (!inside) {
+      damaged(what + " lies beyond the end of the log (" + std::to_string(st.log_file_size) + " bytes; truncated?)");
+    } else {
+      std::vector<unsigned char> rec(c.index_size);
+      pread_all(log.fd, rec.data(), rec.size(), c.index_offset, "reading " + what);
+      if (crc32c(rec.data(), rec.size()) == c.index_crc) {
+        st.index_records.push_back(std::move(rec));
+        st.log_end = c.log_end;
+        continue;
+      }
+      damaged("checksum mismatch in " + what);
+    }
+    st.commits.resize(i);
+    break;
   }
   st.torn_log_bytes = st.log_file_size > st.log_end ? st.log_file_size - st.log_end : 0;
   return st;
 }
+
+namespace {
+
+std::string hex_id(const unsigned char (&id)[16]) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : id) out += digits[b >> 4], out += digits[b & 15];
+  return out;
+}
+
+// What the front file at `path` says about its log: nothing if it is HDF5 without
+// the marker; throws h5loom::Error if it is not readable HDF5.
+struct FrontMarks {
+  bool marked = false;
+  std::optional<std::string> id;
+  std::optional<uint64_t> epoch;
+};
+FrontMarks read_front_marks(const std::string& path) {
+  FrontMarks m;
+  auto e = front_engine();
+  auto h = e->open(path, engine::OpenMode::Read, MPI_COMM_SELF);
+  m.marked = e->has_attribute(*h, "/", kFrontMarker);
+  if (m.marked && e->has_attribute(*h, "/", kFrontId)) m.id = e->read_attribute(*h, "/", kFrontId).as_string();
+  if (m.marked && e->has_attribute(*h, "/", kFrontEpoch))
+    m.epoch = e->read_attribute(*h, "/", kFrontEpoch).as<uint64_t>();
+  e->close(*h);
+  return m;
+}
+
+}  // namespace
 
 bool is_log_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(commits_path(path), ec)) return false;
   if (!std::filesystem::exists(path, ec)) return true;  // not closed yet (or crashed before its first close)
   try {
-    auto e = front_engine();
-    auto h = e->open(path, engine::OpenMode::Read, MPI_COMM_SELF);
-    bool marked = e->has_attribute(*h, "/", kFrontMarker);
-    e->close(*h);
-    return marked;
+    return read_front_marks(path).marked;  // HDF5 without the marker: another engine's file; the log is stale
   } catch (const Error&) {
-    return true;  // not HDF5 (damaged front file): the journal decides
+    return true;  // not HDF5: the log engine's open tells why it cannot use the log
   }
+}
+
+void check_front_binding(const std::string& path, const LogHeader& header, uint64_t committed_epochs) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;  // crashed before its first close: the log alone is the file
+  FrontMarks m;
+  try {
+    m = read_front_marks(path);
+  } catch (const Error& e) {
+    throw CorruptionError("file '" + path + "' is not readable HDF5 (" + e.what() + "), so it cannot be matched with " +
+                          directory_of(path) + ", which may be left from an earlier log-engine file of that name. If '" +
+                          path + "' is that log's damaged front file, remove it: a read-write open rebuilds it from the log");
+  }
+  if (!m.marked)
+    throw ConfigError("file '" + path + "' was not written by the log engine (it is HDF5 without the log marker); " +
+                      directory_of(path) + " is left from an earlier log-engine file of that name");
+  if (m.id && *m.id != hex_id(header.file_id))
+    throw CorruptionError("front file '" + path + "' belongs to another log (file id " + *m.id + ", the log in " +
+                          directory_of(path) + " has " + hex_id(header.file_id) + ")");
+  if (m.epoch && *m.epoch > committed_epochs)
+    throw CorruptionError("front file '" + path + "' shows epoch " + std::to_string(*m.epoch) + " but the journal " +
+                          commits_path(path) + " has " + std::to_string(committed_epochs) +
+                          " intact epochs: committed epochs are missing or damaged");
+}
+
+std::optional<FrontSum> checksum_file(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.fd < 0) return std::nullopt;
+  FrontSum sum;
+  sum.size = size_of(fd.fd);
+  std::vector<unsigned char> buf(std::min<uint64_t>(sum.size, 4 << 20));
+  for (uint64_t at = 0; at < sum.size; at += buf.size()) {
+    const uint64_t n = std::min<uint64_t>(buf.size(), sum.size - at);
+    pread_all(fd.fd, buf.data(), n, at, "reading '" + path + "'");
+    sum.crc = crc32c(buf.data(), n, sum.crc);
+  }
+  return sum;
+}
+
+bool front_is_current(const LogFile& f) {
+  auto sum = checksum_file(f.path);
+  if (!sum) return false;
+  if (f.fronts.empty()) return true;  // a file from before front checksums: keep its front file
+  return sum->size == f.fronts.back().size && sum->crc == f.fronts.back().crc;
 }
 
 namespace {
@@ -215,12 +356,14 @@ FrontPlan plan_front_dataset(const LogFile& f, int id, const std::string& log_na
 
 std::string front_tmp_path(const LogFile& f) { return directory_of(f.path) + "/front.tmp"; }
 
-void build_front_file(const LogFile& f, uint64_t max_segments) {
+FrontSum build_front_file(const LogFile& f, uint64_t epoch, uint64_t max_segments) {
   auto e = front_engine();
   const std::string tmp = front_tmp_path(f);
   auto h = e->open(tmp, engine::OpenMode::Create, MPI_COMM_SELF);
   const std::string log_name = std::filesystem::path(f.path).filename().string() + ".loom/log";
   e->write_attribute(*h, "/", kFrontMarker, AttributeValue(log_name));
+  e->write_attribute(*h, "/", kFrontId, AttributeValue(hex_id(f.header.file_id)));
+  e->write_attribute(*h, "/", kFrontEpoch, AttributeValue(epoch));
   std::vector<std::string> log_only;
   bool sources_group = false;
   for (auto& [path, node] : f.tree) {
@@ -252,19 +395,55 @@ void build_front_file(const LogFile& f, uint64_t max_segments) {
       }
     }
     for (const auto& [name, value] : node.attrs) {
-      if (path == "/" && name == kFrontMarker) continue;
+      if (path == "/" && (name == kFrontMarker || name == kFrontId || name == kFrontEpoch)) continue;
       e->write_attribute(*h, path, name, value);
     }
   }
   if (!log_only.empty()) e->write_attribute(*h, "/", "_h5loom_log_only", AttributeValue(log_only));
   e->close(*h);
+  auto sum = checksum_file(tmp);
+  if (!sum) throw IOError("the front file '" + tmp + "' vanished while it was built");
+  sum->epoch = epoch;
+  return *sum;
 }
 
-void publish_front_file(const LogFile& f) {
+void publish_front_file(const LogFile& f, bool sync) {
+  const std::string tmp = front_tmp_path(f);
+  // Durable before it replaces the old one, and the rename durable before we
+  // return: a crash leaves the old front file or the new one, whole.
+  auto sync_path = [&](const std::string& p, int flags) {
+    Fd fd(::open(p.c_str(), flags | O_CLOEXEC));
+    if (fd.fd < 0 || ::fsync(fd.fd) != 0) throw IOError("cannot sync '" + p + "': " + std::strerror(errno));
+  };
+  if (sync) sync_path(tmp, O_RDONLY);
   std::error_code ec;
-  std::filesystem::rename(front_tmp_path(f), f.path, ec);
+  std::filesystem::rename(tmp, f.path, ec);
   if (ec) throw IOError("cannot replace front file '" + f.path + "': " + ec.message());
+  if (sync) sync_path(std::filesystem::absolute(f.path).parent_path().string(), O_RDONLY | O_DIRECTORY);
 }
+
+namespace {
+
+// The front file belongs to this log and is byte for byte one the log recorded
+// (the last one, or an earlier one if a crash came before it was replaced).
+void verify_front_file(const LogFile& f, uint64_t epochs, std::vector<std::string>& errors) {
+  try {
+    check_front_binding(f.path, f.header, epochs);
+  } catch (const Error& e) {
+    errors.push_back(e.what());
+    return;
+  }
+  auto sum = checksum_file(f.path);
+  if (!sum || f.fronts.empty()) return;  // not built yet, or from before front checksums
+  for (const auto& rec : f.fronts)
+    if (rec.size == sum->size && rec.crc == sum->crc) return;
+  errors.push_back("front file '" + f.path + "' is damaged: its checksum (" + std::to_string(sum->size) +
+                   " bytes, CRC32C " + std::to_string(sum->crc) + ") matches none the log recorded (the last: epoch " +
+                   std::to_string(f.fronts.back().epoch) + ", " + std::to_string(f.fronts.back().size) +
+                   " bytes); remove it and open the file read-write to rebuild it from the log");
+}
+
+}  // namespace
 
 VerifyReport verify_log(const std::string& path) {
   VerifyReport rep;
@@ -278,9 +457,13 @@ VerifyReport verify_log(const std::string& path) {
   rep.epochs = st.commits.size();
   rep.torn_log_bytes = st.torn_log_bytes;
   rep.torn_commit_bytes = st.torn_commit_bytes;
+  if (!st.damage.empty())
+    rep.errors.push_back(st.damage + " (epochs 1.." + std::to_string(st.commits.size()) +
+                         " are intact; readers use those; the file cannot be opened for writing)");
   LogFile f;
   f.path = path;
   f.header = st.header;
+  f.log_end = st.log_end;
   f.tree["/"].kind = ObjectKind::Group;
   for (std::size_t i = 0; i < st.commits.size(); ++i) {
     try {
@@ -290,6 +473,7 @@ VerifyReport verify_log(const std::string& path) {
       return rep;
     }
   }
+  verify_front_file(f, st.commits.size(), rep.errors);
   Fd log(::open(log_path(path).c_str(), O_RDONLY | O_CLOEXEC));
   const uint64_t unit = st.header.checksum_unit;
   std::vector<unsigned char> buf;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -40,6 +41,12 @@ struct DatasetIndex {
 // that no two ranks write into one page (the least `region_alignment`).
 constexpr uint64_t kRegionAlignment = 4096;
 
+// The size and CRC32C of a front file, recorded in the epoch it was built with.
+struct FrontSum {
+  uint64_t epoch = 0, size = 0;
+  uint32_t crc = 0;
+};
+
 struct LogFile final : engine::FileHandle {
   std::string path;
   engine::OpenMode mode = engine::OpenMode::Read;
@@ -56,6 +63,8 @@ struct LogFile final : engine::FileHandle {
   std::vector<std::string> dataset_paths;
   std::vector<DatasetInfo> datasets;    // by id
   std::vector<DatasetIndex> index;      // by id
+  std::vector<FrontSum> fronts;         // every front file the log recorded, oldest first
+  std::string damage;                   // damage found at open (read-only: the intact epochs are used)
 
   // Writing: this rank's coalescing buffer, blocks written but not committed,
   // and (rank 0) the metadata operations of the open epoch.
@@ -84,11 +93,25 @@ struct LogFile final : engine::FileHandle {
   uint64_t counter = 0;
   std::string last_dataset_path;  // the last dataset written (writes come in runs)
   int last_dataset_id = -1;
+  // Set (on every rank) when a write or sync of the log failed: Linux may have
+  // dropped the data of a failed sync, and the epoch's blocks may be partial,
+  // so nothing more may be committed through this handle. Every later call
+  // raises it; reopening continues from the last committed epoch.
+  std::string failed;
+  int lock_fd = -1;  // rank 0 of a writer: holds NAME.loom/lock (one writer at a time)
 
   ~LogFile() override;  // closes descriptors a failed open or close left behind
   bool writable() const { return mode != engine::OpenMode::Read; }
+  // Throws the failure that made this handle unusable, if any.
+  void require_usable() const;
   std::string where() const { return "log file '" + path + "'"; }
 };
+
+// One writer at a time: rank 0 of a writer holds an advisory lock on
+// NAME.loom/lock (which names its host and process). A second writer gets an
+// IOError naming the holder. On file systems without locks there is no exclusion.
+void acquire_writer_lock(LogFile& f);
+void release_writer_lock(LogFile& f);
 
 // Applies one index record of a log (its metadata operations, then its blocks).
 void replay_index_record(LogFile& f, const unsigned char* p, std::size_t n, uint64_t expected_epoch);
@@ -106,11 +129,15 @@ struct LogState {
   uint64_t log_file_size = 0;
   uint64_t torn_log_bytes = 0;      // bytes after log_end: an epoch that never committed
   uint64_t torn_commit_bytes = 0;   // a partial commit record at the end of the journal
+  // Damage a crash cannot explain (a whole commit record with a bad checksum,
+  // an index record that fails its checksum or lies beyond the log): `commits`
+  // and `index_records` then hold only the intact epochs before it.
+  std::string damage;
 };
 
 // Reads and checks headers, commit records and index records. A torn tail is
-// reported, not an error; anything a commit promised that is missing or fails
-// its checksum raises CorruptionError, a missing log NotFoundError.
+// reported, not an error; damage after some intact epochs is reported in
+// `damage`; damaged headers raise CorruptionError, a missing log NotFoundError.
 LogState scan_log(const std::string& front_path);
 
 // True if `path` names a log-engine file: its journal exists and the front file
@@ -120,13 +147,26 @@ bool is_log_file(const std::string& path);
 // The front file (rank 0, MPI_COMM_SELF), written at close; creating a log file
 // removes an old one. See docs/engines/log.md for what is directly readable.
 constexpr const char* kFrontMarker = "_h5loom_log";
+constexpr const char* kFrontId = "_h5loom_log_id";        // the log's file id, hex
+constexpr const char* kFrontEpoch = "_h5loom_log_epoch";  // the epoch the front file shows
 // The front file's group of the small datasets that virtual datasets map (one
 // group per dataset id, one dataset per block).
 constexpr const char* kFrontSources = "/_h5loom_blocks";
 // The front file is built beside (NAME.loom/front.tmp), then published: renamed
 // over NAME at once, so a reader never sees a half-written one.
-void build_front_file(const LogFile& f, uint64_t max_external_segments);
-void publish_front_file(const LogFile& f);
+// The front file carries the log's file id and the epoch it shows, which open
+// and verify check against the log (so a log left from an earlier file of the
+// same name is never taken for this one's data). Returns its checksum.
+FrontSum build_front_file(const LogFile& f, uint64_t epoch, uint64_t max_external_segments);
+void publish_front_file(const LogFile& f, bool sync);
+// The size and CRC32C of the file at `path` (empty if missing).
+std::optional<FrontSum> checksum_file(const std::string& path);
+// Rank 0 of close: the front file on disk is the last one the log recorded.
+bool front_is_current(const LogFile& f);
+// Raises if the front file (if present) does not belong to this log: not HDF5
+// (ConfigError if it is HDF5 of another engine, CorruptionError if unreadable),
+// another file id, or an epoch the journal does not have.
+void check_front_binding(const std::string& path, const LogHeader& header, uint64_t committed_epochs);
 
 // `h5loom verify`: every header, commit, index record and data checksum.
 struct VerifyReport {
