@@ -1,0 +1,118 @@
+// The writer of the crash-state explorer (tests/crash/README.md): a multi-step,
+// multi-rank write through the public API, run under the recorder shim
+// (crash_shim.so). After each File::flush() returns, rank 0 marks "step K" in
+// the trace: from there on, step K must survive any crash.
+//
+//   crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N]
+//
+// Every value is a function of (step, dataset, rank, index) only, computed
+// again by crash_explore (crash_values.hpp). Each step k, after extending the
+// unlimited dataset /series by the step's rows:
+//   /stepK                 group; attributes step (uint64), label (string)
+//   /stepK/small  f64 [n*size]          each rank its n elements, in runs of 7 (write_copy)
+//   /stepK/rows   f64 [size*R, C]       each rank its R rows, one row per write (write_copy)
+//   /stepK/big    f64 [size*BR, BC]     each rank one box of BR*BC (deferred, one large write);
+//                                       attribute ranks (int64)
+//   /stepK/ids    i32 [n*size]          each rank its part (deferred, moved vector)
+//   /stepK/sparse f64 [n*size]          each rank only the first half of its part (rest reads 0)
+//   /series       f64 [(k+1)*size*R, C] (max unlimited rows) each rank its R rows of step k
+//   / attribute last_step (uint64) = k
+#include <dlfcn.h>
+#include <h5loom/h5loom.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "crash_values.hpp"
+
+using namespace h5loom;
+using namespace crashvals;
+
+int main(int argc, char** argv) try {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N]\n");
+    return 2;
+  }
+  std::string path = argv[1];
+  Params p;
+  p.steps = std::stoull(argv[2]);
+  FileOptions o;
+  o.engine = "log";
+  uint64_t big_bytes = 8192;
+  for (int i = 3; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--big-bytes") == 0 && i + 1 < argc)
+      big_bytes = std::stoull(argv[++i]);
+    else
+      o.engine = argv[i];
+  }
+  p.bc = 64;
+  p.br = (big_bytes + 8 * p.bc - 1) / (8 * p.bc);
+  using mark_fn = void (*)(const char*);
+  auto mark = reinterpret_cast<mark_fn>(dlsym(RTLD_DEFAULT, "crash_shim_mark"));
+  if (!mark) {
+    std::fprintf(stderr, "crash_writer: run me with LD_PRELOAD=crash_shim.so (no crash_shim_mark)\n");
+    return 2;
+  }
+
+  auto f = File::create(path, o);
+  p.ranks = uint64_t(f.size());
+  const uint64_t r = uint64_t(f.rank()), size = p.ranks;
+  if (r == 0) mark(p.encode().c_str());
+  DatasetSpec series;
+  series.dtype = Datatype::Float64;
+  series.shape = {0, p.c};
+  series.max_shape = {kUnlimited, p.c};
+  auto ser = f.create_dataset("series", series);
+
+  for (uint64_t k = 0; k < p.steps; ++k) {
+    ser.extend({(k + 1) * size * p.rows, p.c});  // a flush point
+    auto g = f.create_group(step_name(k));
+    g.set_attribute("step", k);
+    g.set_attribute("label", step_label(k));
+
+    auto small = g.create_dataset<double>("small", {p.n * size});
+    std::vector<double> mine(p.n);
+    for (uint64_t i = 0; i < p.n; ++i) mine[i] = value(k, kSmall, r, i);
+    for (uint64_t i = 0; i < p.n; i += 7) {
+      uint64_t m = std::min<uint64_t>(7, p.n - i);
+      small.write_copy(Selection::box({r * p.n + i}, {m}), mine.data() + i, m);
+    }
+
+    auto rows = g.create_dataset<double>("rows", {size * p.rows, p.c});
+    std::vector<double> row(p.c);
+    for (uint64_t i = 0; i < p.rows; ++i) {
+      for (uint64_t j = 0; j < p.c; ++j) row[j] = value(k, kRows, r, i * p.c + j);
+      rows.write_copy(Selection::box({r * p.rows + i, 0}, {1, p.c}), row);
+      for (uint64_t j = 0; j < p.c; ++j) row[j] = value(k, kSeries, r, i * p.c + j);
+      ser.write_copy(Selection::box({(k * size + r) * p.rows + i, 0}, {1, p.c}), row);
+    }
+
+    auto big = g.create_dataset<double>("big", {size * p.br, p.bc});
+    std::vector<double> bigv(p.br * p.bc);
+    for (uint64_t i = 0; i < bigv.size(); ++i) bigv[i] = value(k, kBig, r, i);
+    big.write(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);  // bigv lives until the flush
+    big.set_attribute("ranks", int64_t(size));
+
+    auto ids = g.create_dataset<int32_t>("ids", {p.n * size});
+    std::vector<int32_t> idv(p.n);
+    for (uint64_t i = 0; i < p.n; ++i) idv[i] = id_value(k, r, i);
+    ids.write(Selection::box({r * p.n}, {p.n}), std::move(idv));
+
+    auto sparse = g.create_dataset<double>("sparse", {p.n * size});
+    std::vector<double> half(p.n / 2);
+    for (uint64_t i = 0; i < half.size(); ++i) half[i] = value(k, kSparse, r, i);
+    sparse.write_copy(Selection::box({r * p.n}, {half.size()}), half);
+
+    f.set_attribute("last_step", k);
+    f.flush();
+    if (r == 0) mark(("step " + std::to_string(k)).c_str());
+  }
+  f.close();
+  if (r == 0) mark("closed");
+  return 0;
+} catch (const h5loom::Error& e) {
+  std::fprintf(stderr, "crash_writer: %s\n", e.what());
+  return 1;
+}

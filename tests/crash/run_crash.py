@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The crash-state explorer's driver (tests/crash/README.md).
+
+For each engine configuration and rank count: runs crash_writer under mpirun
+with the recorder shim (crash_shim.so) preloaded, then crash_explore on the
+trace, and prints the counts. Exits 1 if any image was wrong or lost a step
+that a completed flush had reported durable.
+
+    run_crash.py --build BUILD [--ranks 1 2 4] [--configs NAME ...] [--images N]
+                 [--seed S] [--steps K] [--keep DIR] [--tmp DIR] [--cli-every K]
+
+Only the standard library: h5loom is not imported here (crash_explore links it).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# name: (engine configuration, bytes of each rank's box of /stepK/big)
+CONFIGS = {
+    # defaults: 1 MiB boxes are large writes, written into 64 MiB regions
+    "defaults": ('{"engine":"log"}', 1 << 20),
+    # every write of 64 bytes or more into 4 KiB regions, 8 KiB buffers: regions overflow, buffers spill
+    "regions": ('{"engine":"log","log":{"direct_threshold":64,"region_size":4096,"buffer_size":8192}}', 8192),
+    # every rank writes its own buffered data
+    "aggall": ('{"engine":"log","log":{"aggregators":"all"}}', 8192),
+    # one aggregator, 4 KiB buffers: small writes spill during the step
+    "agg1": ('{"engine":"log","log":{"aggregators":1,"buffer_size":4096}}', 8192),
+}
+
+
+def run(cmd, timeout, **kw):
+    return subprocess.run(cmd, timeout=timeout, text=True, capture_output=True, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True, help="the CMake build directory")
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--images", type=int, default=100, help="images per configuration and rank count")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--strict-dirs", action="store_true", help="names are durable only after an fsync of their directory")
+    ap.add_argument("--keep", help="copy the traces of failing runs here")
+    ap.add_argument("--tmp", help="where images are built (default: /dev/shm if it exists, else the temp dir)")
+    ap.add_argument("--cli-every", type=int, default=0, help="also run `h5loom verify` on every K-th image")
+    ap.add_argument("--mpiexec", default=os.environ.get("H5LOOM_MPIEXEC", "mpirun"))
+    args = ap.parse_args()
+
+    build = os.path.abspath(args.build)
+    exe = {name: os.path.join(build, "tests", "crash", name) for name in ("crash_writer", "crash_explore", "crash_shim.so")}
+    for path in exe.values():
+        if not os.path.exists(path):
+            sys.exit(f"run_crash.py: {path} is missing (build the tests first)")
+    cli = os.path.join(build, "h5loom")
+    tmp_root = args.tmp or ("/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None)
+
+    rows, failed = [], False
+    for config in args.configs:
+        engine, big = CONFIGS[config]
+        for np_ in args.ranks:
+            label = f"{config}-np{np_}"
+            tmp = tempfile.mkdtemp(prefix=f"h5loom-crash-{label}-", dir=tmp_root)
+            try:
+                run_dir, trace, work = (os.path.join(tmp, d) for d in ("run", "trace", "work"))
+                for d in (run_dir, trace, work):
+                    os.mkdir(d)
+                t0 = time.time()
+                cmd = [args.mpiexec, "--oversubscribe", "--allow-run-as-root", "-n", str(np_),
+                       "-x", f"CRASH_DIR={run_dir}", "-x", f"CRASH_TRACE={trace}", "-x", f"LD_PRELOAD={exe['crash_shim.so']}",
+                       exe["crash_writer"], os.path.join(run_dir, "f.h5"), str(args.steps), engine, "--big-bytes", str(big)]
+                w = run(cmd, 300)
+                if w.returncode != 0:
+                    print(f"{label}: the writer failed ({w.returncode}):\n{w.stdout}{w.stderr}")
+                    failed = True
+                    continue
+                t1 = time.time()
+                summary = os.path.join(tmp, "summary.json")
+                ecmd = [exe["crash_explore"], "--trace", trace, "--work", work, "--images", str(args.images),
+                        "--seed", str(args.seed), "--label", label, "--json", summary, "--cli", cli]
+                if args.cli_every:
+                    ecmd += ["--cli-every", str(args.cli_every)]
+                if args.strict_dirs:
+                    ecmd.append("--strict-dirs")
+                e = run(ecmd, 1800)
+                sys.stdout.write(e.stdout)
+                sys.stderr.write(e.stderr)
+                if e.returncode not in (0, 1) or not os.path.exists(summary):
+                    print(f"{label}: crash_explore failed ({e.returncode})")
+                    failed = True
+                    continue
+                with open(summary) as f:
+                    s = json.load(f)
+                s["writer_s"], s["explore_s"] = round(t1 - t0, 1), round(time.time() - t1, 1)
+                rows.append(s)
+                if s["wrong"] or s["lost"]:
+                    failed = True
+                    if args.keep:
+                        dest = os.path.join(os.path.abspath(args.keep), label)
+                        shutil.rmtree(dest, ignore_errors=True)
+                        shutil.copytree(trace, os.path.join(dest, "trace"))
+                        print(f"{label}: trace kept in {dest}/trace; reproduce an image with\n"
+                              f"  {exe['crash_explore']} --trace {dest}/trace --work /tmp/crash-work --images {args.images} "
+                              f"--seed {args.seed} --only ID --keep")
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    print()
+    print(f"{'configuration':<16} {'tried':>6} {'opened':>6} {'refused':>7} {'wrong':>5} {'lost':>4} "
+          f"{'rw-reopened':>11} {'verify!=':>8} {'writer s':>8} {'explore s':>9}")
+    tot = {k: 0 for k in ("tried", "opened", "refused", "wrong", "lost", "recovered", "verify_disagree")}
+    for s in rows:
+        print(f"{s['label']:<16} {s['tried']:>6} {s['opened']:>6} {s['refused']:>7} {s['wrong']:>5} {s['lost']:>4} "
+              f"{s['recovered']:>11} {s['verify_disagree']:>8} {s['writer_s']:>8} {s['explore_s']:>9}")
+        for k in tot:
+            tot[k] += s[k]
+    print(f"{'total':<16} {tot['tried']:>6} {tot['opened']:>6} {tot['refused']:>7} {tot['wrong']:>5} {tot['lost']:>4} "
+          f"{tot['recovered']:>11} {tot['verify_disagree']:>8}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
