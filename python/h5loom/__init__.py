@@ -474,7 +474,8 @@ class File(Group):
             try:
                 core = _core.File.open(name, _MODES["r+"], comm_f, config)
             except NotFoundError:
-                core = _core.File.open(name, _MODES["w"], comm_f, config)
+                # Exclusive: whatever made the open fail, an existing file is never truncated.
+                core = _core.File.open(name, _MODES["w-"], comm_f, config)
         elif mode in _MODES:
             core = _core.File.open(name, _MODES[mode], comm_f, config)
         else:

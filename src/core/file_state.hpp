@@ -3,6 +3,7 @@
 // cache of dataset shapes (so that write() can validate without engine calls).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,10 @@ struct FileState {
   void require_open(const std::string& what) const;
   // Throws ReadOnlyError if the file is open read-only.
   void require_writable(const std::string& what) const;
+  // Collective: runs the argument checks of a collective call; if they fail on
+  // any rank, every rank raises that rank's error (one rank's mistake must not
+  // leave the others waiting in the call).
+  void agree(const std::function<void()>& check) const;
   // Collective: hands the queued writes to the engine.
   void flush_pending();
   void close();

@@ -3,6 +3,8 @@
 // finalises it at exit.
 #include <mpi.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 
 #include "core/mpi_util.hpp"
@@ -45,6 +47,38 @@ std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& min
   std::vector<std::string> out(size);
   for (int r = 0; r < size; ++r) out[r] = joined.substr(displs[r], lens[r]);
   return out;
+}
+
+void throw_error(int code, const std::string& msg) {
+  switch (static_cast<ErrorCode>(code)) {
+    case ErrorCode::NotFound: throw NotFoundError(msg);
+    case ErrorCode::Exists: throw ExistsError(msg);
+    case ErrorCode::Selection: throw SelectionError(msg);
+    case ErrorCode::Datatype: throw DatatypeError(msg);
+    case ErrorCode::ReadOnly: throw ReadOnlyError(msg);
+    case ErrorCode::Config: throw ConfigError(msg);
+    case ErrorCode::Usage: throw UsageError(msg);
+    case ErrorCode::IO: throw IOError(msg);
+    case ErrorCode::CollectiveMismatch: throw CollectiveMismatchError(msg);
+    case ErrorCode::Corruption: throw CorruptionError(msg);
+    default: throw Error(static_cast<ErrorCode>(code), msg);
+  }
+}
+
+void share_error(MPI_Comm comm, int root, CaughtError& e) {
+  MPI_Bcast(&e.code, 1, MPI_INT, root, comm);
+  if (e.code == 0) return;
+  int n = int(e.msg.size());
+  MPI_Bcast(&n, 1, MPI_INT, root, comm);
+  e.msg.resize(std::size_t(n));
+  MPI_Bcast(e.msg.data(), n, MPI_CHAR, root, comm);
+  throw_error(e.code, e.msg);
+}
+
+void share_first_error(MPI_Comm comm, int rank, CaughtError& e) {
+  int failed = e.code != 0 ? rank : INT32_MAX, first = 0;
+  MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first != INT32_MAX) share_error(comm, first, e);
 }
 
 }  // namespace mpi

@@ -6,9 +6,49 @@
 #include <string>
 #include <vector>
 
+#include "h5loom/errors.hpp"
+
 namespace h5loom::mpi {
 
 // Every rank's string, indexed by rank (collective).
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine);
+
+// ---- error agreement: an error on some ranks is raised on every rank ----
+
+// Throws the h5loom error class of `code` with `message`.
+[[noreturn]] void throw_error(int code, const std::string& message);
+
+// An error caught on one rank, to be raised on every rank later (share_error).
+struct CaughtError {
+  int code = 0;
+  std::string msg;
+  template <class Fn>
+  void run(Fn&& fn) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      code = int(e.code()), msg = e.what();
+    } catch (const std::exception& e) {
+      code = int(ErrorCode::Generic), msg = e.what();
+    }
+  }
+};
+
+// Collective: raises on every rank the error `root` caught, if any.
+void share_error(MPI_Comm comm, int root, CaughtError& e);
+// Collective: raises on every rank the error of the lowest rank that caught
+// one, if any rank did.
+void share_first_error(MPI_Comm comm, int rank, CaughtError& e);
+
+// Collective: runs fn on every rank; if it failed on any, every rank raises
+// the error of the lowest rank that failed (nobody is left waiting).
+template <class Fn>
+void agree(MPI_Comm comm, Fn&& fn) {
+  CaughtError e;
+  e.run(fn);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  share_first_error(comm, rank, e);
+}
 
 }  // namespace h5loom::mpi

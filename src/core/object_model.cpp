@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "core/file_state.hpp"
+#include "core/mpi_util.hpp"
 #include "profile/profiler.hpp"
 
 namespace h5loom {
@@ -46,6 +48,11 @@ FileState::~FileState() {
 
 void FileState::require_open(const std::string& what) const {
   if (!open) throw UsageError("cannot " + what + ": " + describe_file() + " is closed");
+}
+
+void FileState::agree(const std::function<void()>& check) const {
+  if (size > 1 && open) mpi::agree(comm, check);
+  else check();
 }
 
 void FileState::require_writable(const std::string& what) const {
@@ -118,8 +125,10 @@ static void check_attribute_name(const std::string& name, const std::string& obj
 void Object::set_attribute(const std::string& name, const AttributeValue& value) {
   auto& f = state();
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "set_attribute", f.filename, path_);
-  f.require_writable("write attribute '" + name + "' on '" + path_ + "'");
-  check_attribute_name(name, path_, f);
+  f.agree([&] {
+    f.require_writable("write attribute '" + name + "' on '" + path_ + "'");
+    check_attribute_name(name, path_, f);
+  });
   f.engine->write_attribute(*f.handle, path_, name, value);
 }
 
@@ -199,10 +208,12 @@ Group Group::create_group(const std::string& path) {
   auto& f = state();
   std::string abs = resolve(path);
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_group", f.filename, abs);
-  f.require_writable("create group '" + abs + "'");
-  if (abs == "/") throw ExistsError("group '/' already exists in " + f.describe_file());
+  f.agree([&] {
+    f.require_writable("create group '" + abs + "'");
+    if (abs == "/") throw ExistsError("group '/' already exists in " + f.describe_file());
+    require_absent(abs, "group");
+  });
   create_parents(abs);
-  require_absent(abs, "group");
   f.engine->create_group(*f.handle, abs);
   return Group(file_, abs);
 }
@@ -253,10 +264,12 @@ Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) 
   auto& f = state();
   std::string abs = resolve(path);
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_dataset", f.filename, abs);
-  f.require_writable("create dataset '" + abs + "'");
-  validate_spec(spec, abs, f);
+  f.agree([&] {
+    f.require_writable("create dataset '" + abs + "'");
+    validate_spec(spec, abs, f);
+    require_absent(abs, "dataset");
+  });
   create_parents(abs);
-  require_absent(abs, "dataset");
   f.engine->create_dataset(*f.handle, abs, spec);
   f.datasets.erase(abs);
   f.dataset_info(abs);
@@ -310,12 +323,9 @@ Dims Dataset::max_shape() const { return info().max_shape; }
 Layout Dataset::layout() const { return info().layout; }
 Dims Dataset::chunks() const { return info().chunks; }
 
-void Dataset::extend(const Dims& new_shape) {
-  auto& f = state();
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "extend", f.filename, path_);
-  f.require_writable("extend dataset '" + path_ + "'");
-  const DatasetInfo& cur = info();
-  auto where = "dataset '" + path_ + "' in " + f.describe_file();
+static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape) {
+  f.require_writable("extend dataset '" + path + "'");
+  auto where = "dataset '" + path + "' in " + f.describe_file();
   if (new_shape.size() != cur.shape.size())
     throw SelectionError("cannot extend " + where + " of shape " + dims_to_string(cur.shape) + " to " +
                          dims_to_string(new_shape) + ": the rank differs");
@@ -327,6 +337,12 @@ void Dataset::extend(const Dims& new_shape) {
       throw SelectionError("cannot extend " + where + " to " + dims_to_string(new_shape) + ": dimension " +
                            std::to_string(d) + " exceeds max_shape " + dims_to_string(cur.max_shape));
   }
+}
+
+void Dataset::extend(const Dims& new_shape) {
+  auto& f = state();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "extend", f.filename, path_);
+  f.agree([&] { check_extend(f, path_, info(), new_shape); });
   f.flush_pending();
   f.engine->extend(*f.handle, path_, new_shape);
   f.datasets.erase(path_);
@@ -396,8 +412,10 @@ void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* da
 
 void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::size_t n) {
   auto& f = state();
-  f.require_open("read dataset '" + path_ + "'");
-  check_transfer(f, path_, info(), sel, dtype, out, n, "read");
+  f.agree([&] {  // a read is collective: a bad selection on one rank fails it on all
+    f.require_open("read dataset '" + path_ + "'");
+    check_transfer(f, path_, info(), sel, dtype, out, n, "read");
+  });
   profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read", f.filename, path_,
                       profile::byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
   f.flush_pending();  // a read sees every write issued before it
@@ -410,12 +428,35 @@ File::File(std::shared_ptr<FileState> f) : Group(std::move(f), "/") {}
 File::~File() = default;
 
 // The engine: the one asked for, else $H5LOOM_ENGINE, else for an existing file
-// the one that wrote it, else hdf5.
-static std::string resolve_engine_config(const FileOptions& options, const std::string& filename, Mode mode) {
-  if (!options.engine.empty()) return options.engine;
-  if (const char* env = std::getenv("H5LOOM_ENGINE"); env && *env) return env;
-  if (mode == Mode::Read || mode == Mode::ReadWrite) return engine::detect_engine(filename);
-  return "hdf5";
+// the one that wrote it, else hdf5. Collective: every rank must ask for the
+// same engine, and rank 0's view of the file decides what wrote it (ranks that
+// built different engine stacks would wait for each other forever).
+static std::string resolve_engine_config(const FileOptions& options, const std::string& filename, Mode mode,
+                                         MPI_Comm comm, int rank) {
+  std::string want = options.engine;
+  if (const char* env = std::getenv("H5LOOM_ENGINE"); want.empty() && env && *env) want = env;
+  auto wanted = mpi::allgather_strings(comm, want);
+  for (std::size_t r = 1; r < wanted.size(); ++r)
+    if (wanted[r] != wanted[0])
+      throw ConfigError("cannot open " + std::string("file '") + filename + "': rank " + std::to_string(r) +
+                        " asks for engine '" + wanted[r] + "' and rank 0 for '" + wanted[0] +
+                        "' (every rank must choose the same engine)");
+  if (mode != Mode::Read && mode != Mode::ReadWrite) return want.empty() ? "hdf5" : want;
+  std::string detected;
+  if (rank == 0) detected = engine::detect_engine(filename) + (std::filesystem::exists(filename) ? "" : "?");
+  detected = mpi::allgather_strings(comm, detected)[0];
+  const bool exists = detected.back() != '?';
+  if (!exists) detected.pop_back();
+  if (want.empty()) return detected;
+  if (mode == Mode::ReadWrite && (exists || detected != "hdf5")) {
+    // Writing through another engine would replace or corrupt the file: refuse.
+    std::string base = engine::make_engine(want)->name();
+    base = base.substr(base.rfind('>') + 1);
+    if (base != detected)
+      throw ConfigError("cannot open file '" + filename + "' for writing with engine '" + base + "': it was written by engine '" +
+                        detected + "'. Open it without choosing an engine (unset H5LOOM_ENGINE), or copy it with h5loom convert");
+  }
+  return want;
 }
 
 static std::shared_ptr<FileState> open_state(const std::string& filename, Mode mode, const FileOptions& options) {
@@ -426,12 +467,12 @@ static std::shared_ptr<FileState> open_state(const std::string& filename, Mode m
   auto st = std::make_shared<FileState>();
   st->filename = filename;
   st->mode = mode;
-  st->engine = engine::make_engine(resolve_engine_config(options, filename, mode));
   MPI_Comm user = options.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : options.comm;
   MPI_Comm_dup(user, &st->comm);
   MPI_Comm_rank(st->comm, &st->rank);
   MPI_Comm_size(st->comm, &st->size);
   try {
+    st->engine = engine::make_engine(resolve_engine_config(options, filename, mode, st->comm, st->rank));
     st->handle = st->engine->open(filename, mode, st->comm);
   } catch (...) {
     MPI_Comm_free(&st->comm);

@@ -501,10 +501,14 @@ class Hdf5Engine final : public engine::Engine {
   void write(FileHandle& fh, const std::vector<WriteRequest>& requests) override {
     auto& f = cast(fh);
     if (!f.collective) {
-      for (const auto& r : requests) transfer_write(f, r.dataset, r.selection, r.dtype, r.data);
       // write() is a collective flush point: no rank may read what another rank
-      // wrote independently before that rank has finished writing it.
-      if (f.size > 1) MPI_Barrier(f.comm);
+      // wrote independently before that rank has finished writing it - and a
+      // write that failed on one rank fails on all (the agreement is the barrier).
+      auto write_mine = [&] {
+        for (const auto& r : requests) transfer_write(f, r.dataset, r.selection, r.dtype, r.data);
+      };
+      if (f.size > 1) mpi::agree(f.comm, write_mine);
+      else write_mine();
       return;
     }
     // Collective transfers need every rank in every H5Dwrite call, but ranks queue
@@ -543,8 +547,13 @@ class Hdf5Engine final : public engine::Engine {
     if (product(shape) == 0) return;
     Hid mspace = select(fspace.get(), sel, shape);
     static char dummy;
-    check(H5Dread(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
-          "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+    auto read_mine = [&] {
+      check(H5Dread(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
+            "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+    };
+    // Independent reads may fail on one rank only (a damaged chunk): every rank raises it.
+    if (!f.collective && f.size > 1) mpi::agree(f.comm, read_mine);
+    else read_mine();
   }
 
   bool has_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {

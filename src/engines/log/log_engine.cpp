@@ -22,6 +22,7 @@
 #include "engines/hdf5/chunking.hpp"
 #include "engines/log/boxes.hpp"
 #include "engines/log/format.hpp"
+#include "core/mpi_util.hpp"
 #include "engines/log/log_internal.hpp"
 #include "profile/profiler.hpp"
 
@@ -93,55 +94,9 @@ int traced_fdatasync(int fd, const std::string& file) {
   return ::fdatasync(fd);
 }
 
-[[noreturn]] void throw_code(int code, const std::string& msg) {
-  switch (static_cast<ErrorCode>(code)) {
-    case ErrorCode::NotFound: throw NotFoundError(msg);
-    case ErrorCode::Exists: throw ExistsError(msg);
-    case ErrorCode::Selection: throw SelectionError(msg);
-    case ErrorCode::Datatype: throw DatatypeError(msg);
-    case ErrorCode::ReadOnly: throw ReadOnlyError(msg);
-    case ErrorCode::Config: throw ConfigError(msg);
-    case ErrorCode::Usage: throw UsageError(msg);
-    case ErrorCode::IO: throw IOError(msg);
-    case ErrorCode::Corruption: throw CorruptionError(msg);
-    default: throw Error(static_cast<ErrorCode>(code), msg);
-  }
-}
-
-// An error caught on one rank, to be raised on every rank later (share_error).
-struct CaughtError {
-  int code = 0;
-  std::string msg;
-  template <class Fn>
-  void run(Fn&& fn) {
-    try {
-      fn();
-    } catch (const Error& e) {
-      code = int(e.code()), msg = e.what();
-    } catch (const std::exception& e) {
-      code = int(ErrorCode::Generic), msg = e.what();
-    }
-  }
-};
-
-// Collective: raises on every rank the error `root` caught, if any.
-void share_error(MPI_Comm comm, int root, CaughtError& e) {
-  MPI_Bcast(&e.code, 1, MPI_INT, root, comm);
-  if (e.code == 0) return;
-  int n = int(e.msg.size());
-  MPI_Bcast(&n, 1, MPI_INT, root, comm);
-  e.msg.resize(std::size_t(n));
-  MPI_Bcast(e.msg.data(), n, MPI_CHAR, root, comm);
-  throw_code(e.code, e.msg);
-}
-
-// Collective: raises on every rank the error of the lowest rank that caught
-// one, if any rank did.
-void share_first_error(MPI_Comm comm, int rank, CaughtError& e) {
-  int failed = e.code != 0 ? rank : INT32_MAX, first = 0;
-  MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first != INT32_MAX) share_error(comm, first, e);
-}
+using mpi::CaughtError;
+using mpi::share_error;
+using mpi::share_first_error;
 
 // Runs fn on rank 0 only; its error (if any) is raised on every rank.
 template <class Fn>
@@ -618,7 +573,10 @@ class LogEngine final : public engine::Engine {
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype, void* out) override {
     auto& f = cast(fh);
     writing(f, [&] { commit(f); });  // a read sees every write before it (collective, like the read)
-    if (!read_through_bounding_box(f, path, sel, out)) read_selection(f, path, sel, out);
+    // A damaged block found by one rank is raised on every rank.
+    mpi::agree(f.comm, [&] {
+      if (!read_through_bounding_box(f, path, sel, out)) read_selection(f, path, sel, out);
+    });
   }
 
   // ---- attributes ----
@@ -1209,7 +1167,7 @@ class LogEngine final : public engine::Engine {
     MPI_Allgather(&crc, 1, MPI_UINT32_T, all.data(), 1, MPI_UINT32_T, f.comm);
     for (int r = 1; r < f.size; ++r)
       if (all[std::size_t(r)] != all[0])
-        throw UsageError(f.where() + ": rank " + std::to_string(r) +
+        throw CollectiveMismatchError(f.where() + ": rank " + std::to_string(r) +
                          " made different collective calls than rank 0 in this epoch (groups, datasets, extents or "
                          "attribute values differ); the epoch is not committed");
   }
