@@ -4,8 +4,15 @@
 // could leave, opens each with h5loom and checks it.
 //
 //   crash_explore --trace DIR --work DIR [--images N] [--seed S] [--only ID]
-//                 [--keep] [--strict-dirs] [--cli H5LOOM] [--cli-every K]
+//                 [--keep] [--strict-dirs] [--ignore-syncs SUBSTR]
+//                 [--xfail-reopen-uncommitted] [--cli H5LOOM] [--cli-every K]
 //                 [--label TEXT] [--json FILE] [--list]
+//
+// --strict-dirs: a name (create, rename, mkdir) is durable only once its
+//   directory is fsynced (POSIX's letter), not also by an fsync of the file.
+// --ignore-syncs SUBSTR: a self-test of the checker: take the syncs of paths
+//   containing SUBSTR as never made; the checker must then find lost steps.
+// --xfail-reopen-uncommitted: see check_image (a known engine bug).
 //
 // Exit status: 0 when no image was wrong and no durable step was lost, 1
 // otherwise, 2 on a usage or trace error.
@@ -202,6 +209,7 @@ Trace load_trace(const std::string& dir) {
 
 struct Model {
   bool strict_dirs = false;  // names are durable only through an fsync of their directory
+  std::string ignore_syncs;  // self-test: syncs of paths containing this are taken as never made
 };
 
 // Does sync `s` make operation `o` durable (if o returned before s started)?
@@ -233,8 +241,11 @@ struct CrashPoint {
 std::vector<CrashPoint> crash_points(const Model& m, const Trace& t) {
   std::vector<uint64_t> ats;
   std::vector<std::string> what;
+  auto counts = [&](const Op& s) {
+    return s.is_sync() && (m.ignore_syncs.empty() || s.path.find(m.ignore_syncs) == std::string::npos);
+  };
   for (const auto& op : t.ops)
-    if (op.is_sync()) {
+    if (counts(op)) {
       ats.push_back(op.start);
       what.push_back(std::string("before ") + kind_name(op.kind) + " " + op.path + " (seq " +
                      std::to_string(op.seq) + ")");
@@ -254,7 +265,7 @@ std::vector<CrashPoint> crash_points(const Model& m, const Trace& t) {
       if (!o.changes_state()) continue;
       for (std::size_t j = i + 1; j < t.ops.size() && t.ops[j].seq < cp.at; ++j) {
         const Op& s = t.ops[j];
-        if (s.is_sync() && s.start > o.seq && covers(m, t, s, o)) {
+        if (counts(s) && s.start > o.seq && covers(m, t, s, o)) {
           dur[i] = 1;
           break;
         }
@@ -648,7 +659,7 @@ Check check_file(h5loom::File& f, const Params& p, bool recovery) {
 struct Counts {
   uint64_t tried = 0, opened = 0, refused = 0, wrong = 0, lost = 0;
   uint64_t refused_with_durable = 0, read_errors = 0, verify_disagree = 0, rw_refused = 0, recovered = 0;
-  uint64_t auto_disagree = 0, cli_checked = 0, cli_disagree = 0, prefixes = 0, prefixes_total = 0;
+  uint64_t recovery_lost = 0, xfail = 0, auto_disagree = 0, cli_checked = 0, cli_disagree = 0, prefixes = 0, prefixes_total = 0;
   uint64_t crash_points = 0, max_pending = 0, ops = 0;
   std::map<std::string, uint64_t> refusals;  // why, with numbers blanked
 };
@@ -670,6 +681,7 @@ struct Opts {
   uint64_t images = 1000, seed = 1, cli_every = 0;
   long only = -1;
   bool keep = false, list = false;
+  bool xfail_reopen_uncommitted = false;  // see --xfail-reopen-uncommitted
   Model model;
 };
 
@@ -795,51 +807,75 @@ std::string check_image(const Opts& o, const Trace& t, const CrashPoint& cp, con
     }
   }
 
-  // 4. a writer reopens it (on a copy), adds a step, closes; everything committed is still there
+  // 4. a writer reopens it (on a copy), adds a step, closes; everything
+  // committed is still there, and so is the new step. A writer refused (at
+  // open, write or close) is counted apart; once its close has succeeded, a
+  // file that cannot be read back has lost committed data.
   if (opened && c.wrong.empty()) {
     build_image(t, cp, im, rw);
     const std::string rpath = rw + "/" + t.front;
     const uint64_t m = c.present.size();
+    bool closed = false;
     try {
-      {
-        auto f = h5loom::File::open(rpath, h5loom::Mode::ReadWrite, self("log"));
-        Check b = check_file(f, t.params, false);
-        if (b.present != c.present || !b.wrong.empty()) {
-          is_wrong = true;
-          problems.push_back("reopened read-write: steps " + fmt_steps(b.present) + " instead of " +
-                             fmt_steps(c.present) + (b.wrong.empty() ? "" : ": " + b.wrong.front()));
-        }
-        auto g = f.create_group("recovery");
-        g.set_attribute("after", uint64_t(m));
-        auto d = g.create_dataset<double>("data", {64});
-        std::vector<double> v(64);
-        for (uint64_t i = 0; i < 64; ++i) v[i] = value(999, 9, 0, i);
-        d.write_copy(h5loom::Selection::all(), v);
-        f.flush();
-        f.close();
-      }
-      auto f = h5loom::File::open(rpath, h5loom::Mode::Read, self(""));
-      Check after = check_file(f, t.params, true);
-      f.close();
-      if (after.present != c.present || !after.wrong.empty() || !after.read_errors.empty()) {
+      auto f = h5loom::File::open(rpath, h5loom::Mode::ReadWrite, self("log"));
+      Check b = check_file(f, t.params, false);
+      if (b.present != c.present || !b.wrong.empty()) {
         is_wrong = true;
-        problems.push_back("after a writer reopened it and closed: steps " + fmt_steps(after.present) +
-                           " (before: " + fmt_steps(c.present) + ")" +
-                           (after.wrong.empty() ? "" : ": " + after.wrong.front()) +
-                           (after.read_errors.empty() ? "" : ": " + after.read_errors.front()));
-      } else {
-        auto v = h5loom::verify_file(rpath);
-        if (!v.ok()) {
-          is_wrong = true;
-          problems.push_back("after a writer reopened it and closed, verify fails: " + v.errors.front());
-        } else {
-          ++n.recovered;
-        }
+        problems.push_back("reopened read-write: steps " + fmt_steps(b.present) + " instead of " +
+                           fmt_steps(c.present) + (b.wrong.empty() ? "" : ": " + b.wrong.front()));
       }
+      auto g = f.create_group("recovery");
+      g.set_attribute("after", uint64_t(m));
+      auto d = g.create_dataset<double>("data", {64});
+      std::vector<double> v(64);
+      for (uint64_t i = 0; i < 64; ++i) v[i] = value(999, 9, 0, i);
+      d.write_copy(h5loom::Selection::all(), v);
+      f.flush();
+      f.close();
+      closed = true;
     } catch (const h5loom::Error& e) {
       ++n.rw_refused;
       is_lost = is_lost || !durable.empty();
-      problems.push_back(std::string("a writer reopening it fails: ") + e.what());
+      problems.push_back(std::string("a writer reopening it gets an error: ") + e.what());
+    }
+    if (closed) {
+      try {
+        auto f = h5loom::File::open(rpath, h5loom::Mode::Read, self(""));
+        Check after = check_file(f, t.params, true);
+        f.close();
+        if (after.present != c.present || !after.wrong.empty() || !after.read_errors.empty()) {
+          is_wrong = true;
+          problems.push_back("after a writer reopened it, added a step and closed: steps " + fmt_steps(after.present) +
+                             " (before: " + fmt_steps(c.present) + ")" +
+                             (after.wrong.empty() ? "" : ": " + after.wrong.front()) +
+                             (after.read_errors.empty() ? "" : ": " + after.read_errors.front()));
+        } else {
+          auto v = h5loom::verify_file(rpath);
+          if (!v.ok()) {
+            is_wrong = true;
+            problems.push_back("after a writer reopened it and closed, verify fails: " + v.errors.front());
+          } else {
+            ++n.recovered;
+          }
+        }
+      } catch (const h5loom::Error& e) {
+        // A known engine bug, while it is being fixed: a file that crashed
+        // before its first commit, reopened read-write and closed, cannot be
+        // opened. Counted apart (not as wrong) under --xfail-reopen-uncommitted.
+        if (o.xfail_reopen_uncommitted && c.present.empty() && durable.empty()) {
+          ++n.xfail;
+          return "";
+        }
+        is_wrong = true;
+        ++n.recovery_lost;
+        std::string v;
+        try {
+          v = h5loom::verify_file(rpath).ok() ? " (h5loom verify says OK)" : " (h5loom verify reports it)";
+        } catch (const h5loom::Error&) {
+        }
+        problems.push_back("a writer reopened it, added a step, flushed and closed without error, and then the file "
+                           "cannot be opened: " + std::string(e.what()) + v);
+      }
     }
   }
   if (is_wrong) ++n.wrong;
@@ -856,8 +892,8 @@ std::string check_image(const Opts& o, const Trace& t, const CrashPoint& cp, con
 void usage() {
   std::fprintf(stderr,
                "usage: crash_explore --trace DIR --work DIR [--images N] [--seed S] [--only ID] [--keep]\n"
-               "                     [--strict-dirs] [--cli H5LOOM] [--cli-every K] [--label TEXT] [--json FILE] "
-               "[--list]\n");
+               "                     [--strict-dirs] [--ignore-syncs SUBSTR] [--xfail-reopen-uncommitted]\n"
+               "                     [--cli H5LOOM] [--cli-every K] [--label TEXT] [--json FILE] [--list]\n");
   std::exit(2);
 }
 
@@ -879,6 +915,8 @@ int main(int argc, char** argv) {
     else if (a == "--keep") o.keep = true;
     else if (a == "--list") o.list = true;
     else if (a == "--strict-dirs") o.model.strict_dirs = true;
+    else if (a == "--ignore-syncs") o.model.ignore_syncs = next();
+    else if (a == "--xfail-reopen-uncommitted") o.xfail_reopen_uncommitted = true;
     else if (a == "--cli") o.cli = next();
     else if (a == "--cli-every") o.cli_every = std::stoull(next());
     else if (a == "--label") o.label = next();
@@ -913,9 +951,10 @@ int main(int argc, char** argv) {
     if (!problem.empty() && (shown < 20 || o.only >= 0)) {
       ++shown;
       std::printf("%s: %s", o.label.c_str(), problem.c_str());
-      std::printf("  reproduce: crash_explore --trace %s --work DIR --images %llu --seed %llu --only %zu --keep%s\n",
+      std::printf("  reproduce: crash_explore --trace %s --work DIR --images %llu --seed %llu --only %zu --keep%s%s%s\n",
                   o.trace.c_str(), (unsigned long long)o.images, (unsigned long long)o.seed, i,
-                  o.model.strict_dirs ? " --strict-dirs" : "");
+                  o.model.strict_dirs ? " --strict-dirs" : "",
+                  o.model.ignore_syncs.empty() ? "" : " --ignore-syncs ", o.model.ignore_syncs.c_str());
       std::printf("  operations up to the crash point:\n%s", describe_ops(t, cp, im).c_str());
       std::fflush(stdout);
     }
@@ -928,15 +967,18 @@ int main(int argc, char** argv) {
   std::printf(
       "%s: %llu operations, %llu crash points (up to %llu pending operations), images tried %llu (prefixes %llu of "
       "%llu), opened %llu, refused %llu (%llu of them with durable steps), wrong %llu, durable steps lost %llu; "
-      "reads raising %llu, verify disagreeing %llu, read-write reopen refused %llu, recovered by a writer %llu, "
+      "reads raising %llu, verify disagreeing %llu, read-write reopen refused %llu, recovered by a writer %llu (its step lost %llu), "
       "auto-detection disagreeing %llu, h5loom verify runs %llu (disagreeing %llu)\n",
       o.label.c_str(), (unsigned long long)n.ops, (unsigned long long)n.crash_points,
       (unsigned long long)n.max_pending, (unsigned long long)n.tried, (unsigned long long)n.prefixes,
       (unsigned long long)n.prefixes_total, (unsigned long long)n.opened, (unsigned long long)n.refused,
       (unsigned long long)n.refused_with_durable, (unsigned long long)n.wrong, (unsigned long long)n.lost,
       (unsigned long long)n.read_errors, (unsigned long long)n.verify_disagree, (unsigned long long)n.rw_refused,
-      (unsigned long long)n.recovered, (unsigned long long)n.auto_disagree, (unsigned long long)n.cli_checked,
+      (unsigned long long)n.recovered, (unsigned long long)n.recovery_lost, (unsigned long long)n.auto_disagree, (unsigned long long)n.cli_checked,
       (unsigned long long)n.cli_disagree);
+  if (o.xfail_reopen_uncommitted)
+    std::printf("  expected failures (--xfail-reopen-uncommitted: a writer reopening a file that crashed before its "
+                "first commit leaves a file that cannot be opened): %llu\n", (unsigned long long)n.xfail);
   for (const auto& [why, count] : n.refusals) std::printf("  refused %llu x: %s\n", (unsigned long long)count, why.c_str());
   if (!o.json.empty()) {
     std::ofstream j(o.json);
@@ -944,7 +986,7 @@ int main(int argc, char** argv) {
       << ",\"refused\":" << n.refused << ",\"refused_with_durable\":" << n.refused_with_durable
       << ",\"wrong\":" << n.wrong << ",\"lost\":" << n.lost << ",\"read_errors\":" << n.read_errors
       << ",\"verify_disagree\":" << n.verify_disagree << ",\"rw_refused\":" << n.rw_refused
-      << ",\"recovered\":" << n.recovered << ",\"auto_disagree\":" << n.auto_disagree
+      << ",\"recovered\":" << n.recovered << ",\"recovery_lost\":" << n.recovery_lost << ",\"xfail\":" << n.xfail << ",\"auto_disagree\":" << n.auto_disagree
       << ",\"cli_checked\":" << n.cli_checked << ",\"cli_disagree\":" << n.cli_disagree
       << ",\"crash_points\":" << n.crash_points << ",\"prefixes\":" << n.prefixes << "}\n";
   }

@@ -49,6 +49,9 @@ def main():
     ap.add_argument("--keep", help="copy the traces of failing runs here")
     ap.add_argument("--tmp", help="where images are built (default: /dev/shm if it exists, else the temp dir)")
     ap.add_argument("--cli-every", type=int, default=0, help="also run `h5loom verify` on every K-th image")
+    ap.add_argument("--xfail-reopen-uncommitted", action="store_true",
+                    help="count the known engine bug (a writer reopening a file that crashed before its first commit "
+                         "leaves a file that cannot be opened) apart instead of as wrong")
     ap.add_argument("--mpiexec", default=os.environ.get("H5LOOM_MPIEXEC", "mpirun"))
     args = ap.parse_args()
 
@@ -87,6 +90,8 @@ def main():
                     ecmd += ["--cli-every", str(args.cli_every)]
                 if args.strict_dirs:
                     ecmd.append("--strict-dirs")
+                if args.xfail_reopen_uncommitted:
+                    ecmd.append("--xfail-reopen-uncommitted")
                 e = run(ecmd, 1800)
                 sys.stdout.write(e.stdout)
                 sys.stderr.write(e.stderr)
@@ -110,17 +115,16 @@ def main():
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
 
+    cols = [("tried", "tried"), ("opened", "opened"), ("refused", "refused"), ("wrong", "wrong"), ("lost", "lost"),
+            ("rw-refused", "rw_refused"), ("recovered", "recovered"), ("xfail", "xfail"), ("verify!=", "verify_disagree")]
     print()
-    print(f"{'configuration':<16} {'tried':>6} {'opened':>6} {'refused':>7} {'wrong':>5} {'lost':>4} "
-          f"{'rw-reopened':>11} {'verify!=':>8} {'writer s':>8} {'explore s':>9}")
-    tot = {k: 0 for k in ("tried", "opened", "refused", "wrong", "lost", "recovered", "verify_disagree")}
+    print(f"{'configuration':<16}" + "".join(f" {h:>10}" for h, _ in cols) + f" {'writer s':>9} {'explore s':>9}")
+    tot = {k: 0 for _, k in cols}
     for s in rows:
-        print(f"{s['label']:<16} {s['tried']:>6} {s['opened']:>6} {s['refused']:>7} {s['wrong']:>5} {s['lost']:>4} "
-              f"{s['recovered']:>11} {s['verify_disagree']:>8} {s['writer_s']:>8} {s['explore_s']:>9}")
-        for k in tot:
+        print(f"{s['label']:<16}" + "".join(f" {s[k]:>10}" for _, k in cols) + f" {s['writer_s']:>9} {s['explore_s']:>9}")
+        for _, k in cols:
             tot[k] += s[k]
-    print(f"{'total':<16} {tot['tried']:>6} {tot['opened']:>6} {tot['refused']:>7} {tot['wrong']:>5} {tot['lost']:>4} "
-          f"{tot['recovered']:>11} {tot['verify_disagree']:>8}")
+    print(f"{'total':<16}" + "".join(f" {tot[k]:>10}" for _, k in cols))
     return 1 if failed else 0
 
 
