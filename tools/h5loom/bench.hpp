@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <h5loom/errors.hpp>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,23 @@ int run_amrex(const KernelOptions& o);
 int run_e3sm(const KernelOptions& o);
 
 // ---- shared helpers (bench_common.cpp) ----
+
+// An error that every rank of the command raises at the same point (made so by
+// agree()): no rank is left waiting, so the command ends normally with it and
+// rank 0 alone prints it.
+class AgreedError : public Error {
+ public:
+  using Error::Error;
+};
+// Collective: runs checks that talk to no other rank (arguments, ini and map
+// files, engine names), then agrees on the outcome. If they failed on any rank,
+// every rank throws AgreedError with the code and message of the lowest failing
+// rank (naming that rank when the others passed). Without it, a rank whose
+// checks fail leaves while the others wait for it in their next collective call.
+void agree(MPI_Comm comm, const std::function<void()>& local_checks);
+// Throws ConfigError unless `engine` names a registered engine or is a valid
+// JSON configuration of one.
+void check_engine(const std::string& engine);
 
 // Seconds of wall time of fn, measured barrier to barrier, the maximum over ranks.
 double timed(MPI_Comm comm, const std::function<void()>& fn);

@@ -66,6 +66,43 @@ PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, 
   return r;
 }
 
+void agree(MPI_Comm comm, const std::function<void()>& local_checks) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int code = 0;
+  std::string message;
+  try {
+    local_checks();
+  } catch (const Error& e) {
+    code = static_cast<int>(e.code()), message = e.what();
+  } catch (const std::exception& e) {
+    code = static_cast<int>(ErrorCode::Generic), message = e.what();
+  }
+  // MAX of (size - rank) picks the lowest failing rank; MAX of "passed" says
+  // whether any rank got through, to tell "on every rank" from "on rank R".
+  int mine[2] = {code ? size - rank : 0, code ? 0 : 1}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm);
+  if (all[0] == 0) return;
+  const int root = size - all[0];
+  int head[2] = {code, static_cast<int>(message.size())};
+  MPI_Bcast(head, 2, MPI_INT, root, comm);
+  message.resize(static_cast<std::size_t>(head[1]));
+  MPI_Bcast(message.data(), head[1], MPI_CHAR, root, comm);
+  if (all[1]) message += " (on rank " + std::to_string(root) + ")";
+  throw AgreedError(static_cast<ErrorCode>(head[0]), message);
+}
+
+void check_engine(const std::string& engine) {
+  try {
+    engine::make_engine(engine);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {  // a JSON syntax error
+    throw ConfigError("bad engine configuration '" + engine + "': " + e.what());
+  }
+}
+
 void prepare_dir(MPI_Comm comm, const std::string& dir) {
   int rank = 0, ok = 1;
   MPI_Comm_rank(comm, &rank);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <h5loom/h5loom.hpp>
@@ -228,22 +229,31 @@ int run_iotest(const IotestOptions& o) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
 
+  // A bad ini is found before the first collective step, and on every rank
+  // together (an ini readable on one node only); main() checked the engines.
   std::vector<std::pair<std::string, Section>> sections;
-  if (o.ini.empty()) {
-    std::istringstream in(kDefaultIni);
-    sections = parse_ini(in, "built-in default ini");
-  } else {
-    std::ifstream in(o.ini);
-    if (!in) throw NotFoundError("cannot read iotest ini '" + o.ini + "'");
-    sections = parse_ini(in, o.ini);
-  }
+  std::vector<Config> configs;
+  agree(comm, [&] {
+    if (o.ini.empty()) {
+      std::istringstream in(kDefaultIni);
+      sections = parse_ini(in, "built-in default ini");
+    } else {
+      std::ifstream in(o.ini);
+      if (!in) throw NotFoundError("cannot read iotest ini '" + o.ini + "'");
+      sections = parse_ini(in, o.ini);
+    }
+    for (const auto& [section, values] : sections) configs.push_back(to_config(section, values, nranks));
+  });
 
   std::FILE* csv = nullptr;
   int exit_code = 0;
-  for (const auto& [section, values] : sections) {
-    Config c = to_config(section, values, nranks);
-    const std::string csv_path = !o.csv.empty() ? o.csv : o.dir + "/" + c.csv_file;
-    if (section == sections.front().first) {
+  for (std::size_t si = 0; si < sections.size(); ++si) {
+    const std::string& section = sections[si].first;
+    const Config& c = configs[si];
+    // hdf5-iotest names its files relative to the working directory; here
+    // relative names go into --dir and absolute ones are used as they are.
+    const std::string csv_path = !o.csv.empty() ? o.csv : (std::filesystem::path(o.dir) / c.csv_file).string();
+    if (si == 0) {
       prepare_dir(comm, o.dir);
       csv = open_csv(comm, csv_path);
     }
@@ -262,7 +272,7 @@ int run_iotest(const IotestOptions& o) {
     const uint64_t tile = tr * tc, tile_bytes = tile * sizeof(double);
     const uint64_t bytes_per_rank = c.steps * c.arrays * tile_bytes;
     auto cases = cases_of(c, nranks);
-    const std::string path = o.dir + "/" + c.hdf5_file;
+    const std::string path = (std::filesystem::path(o.dir) / c.hdf5_file).string();
 
     if (rank == 0)
       std::printf("iotest [%s]: %d ranks, %llu steps x %llu arrays of %llu x %llu tiles (%.1f MiB per rank), "

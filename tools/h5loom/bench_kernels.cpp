@@ -381,7 +381,8 @@ DecompMap read_map(const std::string& path) {
 
 int run_e3sm(const KernelOptions& o) {
   if (o.map.empty()) throw ConfigError("bench e3sm needs --map FILE (e.g. bench/e3sm/f_case_866x72_16p.dat)");
-  DecompMap m = read_map(o.map);
+  DecompMap m;
+  agree(MPI_COMM_WORLD, [&] { m = read_map(o.map); });  // a map missing on one node stops every rank
   const uint64_t N = uint64_t(n_ranks()), me = uint64_t(my_rank()), V = o.variables;
   // The map's tasks are dealt to the ranks (task t to rank t % ranks); each
   // rank writes its elements as runs of consecutive offsets along the last dimension.

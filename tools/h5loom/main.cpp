@@ -21,6 +21,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <h5loom/engine.hpp>
 #include <h5loom/h5loom.hpp>
 #include <h5loom/tools.hpp>
@@ -44,6 +45,17 @@ struct Printer {
   }
 };
 
+// The files the command has open. They outlive an error: closing a file is a
+// collective step, and a rank that fails alone would otherwise start it while
+// unwinding and wait there for ranks that are elsewhere. main() closes them
+// once every rank has reached the end of the command.
+std::vector<File> held_files;
+
+File& open_held(const std::string& file, const FileOptions& opts) {
+  held_files.push_back(File::open(file, Mode::Read, opts));
+  return held_files.back();
+}
+
 std::string describe_dataset(const Dataset& ds) {
   std::ostringstream os;
   os << "Dataset " << dims_to_string(ds.shape()) << ' ' << datatype_name(ds.dtype());
@@ -63,7 +75,7 @@ void print_attributes(const Object& o, const Printer& out, const std::string& in
 
 
 int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const Printer& out) {
-  auto f = File::open(file, Mode::Read, opts);
+  File& f = open_held(file, opts);
   out("%-40s Group\n", "/");
   if (attrs) print_attributes(f, out, "    ");
   f.visit([&](const std::string& path, ObjectKind kind) {
@@ -127,7 +139,7 @@ void dump_values(Dataset& ds, uint64_t max_values, const Printer& out) {
 
 int cmd_dump(const std::string& file, const std::string& path, const FileOptions& opts, uint64_t max_values,
              const Printer& out) {
-  auto f = File::open(file, Mode::Read, opts);
+  File& f = open_held(file, opts);
   auto kind = f.kind(path);
   if (kind == ObjectKind::None) throw NotFoundError("no object '" + path + "' in file '" + file + "'");
   if (kind == ObjectKind::Group) {
@@ -156,7 +168,7 @@ int cmd_dump(const std::string& file, const std::string& path, const FileOptions
 }
 
 int cmd_info(const std::string& file, const FileOptions& opts, const Printer& out) {
-  auto f = File::open(file, Mode::Read, opts);
+  File& f = open_held(file, opts);
   struct stat sb {};
   uint64_t total = 0, on_disk = 0;  // every file the engine keeps for it: apparent size, blocks allocated
   for (const auto& p : engine::make_engine(opts.engine.empty() ? engine::detect_engine(file) : opts.engine)->files(file))
@@ -213,6 +225,49 @@ int cmd_verify(const std::string& file, const Printer& out) {
   for (const auto& e : r.errors) out("  ERROR: %s\n", e.c_str());
   out("%s\n", r.ok() ? "OK" : "DAMAGED");
   return r.ok() ? 0 : 3;
+}
+
+// How long a rank that failed waits for the others to reach the end of the
+// command before it ends the job. Ranks that raised the same error at the same
+// point arrive within milliseconds; a rank that is still inside a collective
+// call waiting for the failed one never arrives.
+constexpr double kEndGraceSeconds = 5.0;
+
+// Ends the command the same way on every rank: the exit status (the highest of
+// all ranks) and one error message, printed by the lowest failing rank. A rank
+// that failed alone cannot know whether the others wait for it in a collective
+// call (they would wait forever), so it waits for them a few seconds only, then
+// names the error and ends the job with MPI_Abort. `end` is a communicator of
+// its own, so this step cannot match a collective call of the command.
+int end_command(MPI_Comm end, int status, const std::string& error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(end, &rank);
+  MPI_Comm_size(end, &size);
+  const bool failed = !error.empty();
+  if (size == 1) {
+    if (failed) std::fprintf(stderr, "h5loom: error: %s\n", error.c_str());
+    return status;
+  }
+  int mine[2] = {status, failed ? size - rank : 0}, all[2] = {0, 0};
+  MPI_Request req;
+  MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, end, &req);
+  if (!failed) {
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    const double deadline = MPI_Wtime() + kEndGraceSeconds;
+    int done = 0;
+    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE), !done && MPI_Wtime() < deadline) ::usleep(1000);
+    if (!done) {
+      std::fprintf(stderr,
+                   "h5loom: error on rank %d: %s\nh5loom: rank %d ends the job (MPI_Abort): the other ranks did not "
+                   "finish the command within %.0f s, they may be waiting for this rank in a collective call\n",
+                   rank, error.c_str(), rank, kEndGraceSeconds);
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+    }
+  }
+  if (failed && rank == size - all[1]) std::fprintf(stderr, "h5loom: error: %s\n", error.c_str());
+  return all[0];
 }
 
 }  // namespace
@@ -288,7 +343,10 @@ int main(int argc, char** argv) {
     b->add_option("--repeat", kopts.repeat, "best of this many runs (default 3)");
   h5loom::bench::CommonOptions common;
   for (auto* b : {iotest, qmcpack, vpic, hacc, amrex, e3sm}) {
-    b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)");
+    // One value per --engine: a stray word after it (an ini path without
+    // --ini) is reported as unexpected instead of being taken for an engine.
+    b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)")
+        ->allow_extra_args(false);
     b->add_option("--dir", common.dir, "directory for the files (shared by all ranks)");
     b->add_option("--csv", common.csv, "CSV output file (default: in --dir)");
     b->add_flag("--keep-files", common.keep_files, "keep the benchmark's files");
@@ -297,34 +355,74 @@ int main(int argc, char** argv) {
                 "the POSIX baseline does not fsync (compare with engines that do not sync either)");
   }
 
-  CLI11_PARSE(app, argc, argv);
+  // MPI first, so that every rank can agree on the arguments: under mpirun
+  // (MPMD) ranks may get different ones, and a rank that returned here alone
+  // would leave the others waiting.
+  ensure_mpi();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm end = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &end);
+  {
+    std::optional<CLI::ParseError> parse_error;
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      parse_error = e;
+    }
+    // --help and bad arguments alike: the lowest rank that has one prints it
+    // (once, not once per rank), and every rank exits with its status.
+    int mine[2] = {parse_error ? size - rank : 0, parse_error ? parse_error->get_exit_code() : 0}, all[2] = {0, 0};
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, end);
+    if (all[0]) {
+      if (rank == size - all[0]) app.exit(*parse_error);
+      return all[1] ? all[1] : (parse_error ? 0 : 2);
+    }
+  }
 
+  int status = 2;
+  std::string error;
+  bool agreed = false;
   try {
-    ensure_mpi();
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     Printer out{rank == 0};
     FileOptions opts;
     opts.engine = engine;
-    if (*ls) return cmd_ls(file, opts, !no_attrs, out);
-    if (*dump) return cmd_dump(file, path, opts, max_values, out);
-    if (*info) return cmd_info(file, opts, out);
-    if (*convert) return cmd_convert(file, out_file, opts, out_engine, out);
-    if (*verify) return cmd_verify(file, out);
-    if (!bench_engines.empty()) common.engines = bench_engines;
-    if (*iotest) {
-      static_cast<h5loom::bench::CommonOptions&>(iotest_opts) = common;
-      return h5loom::bench::run_iotest(iotest_opts);
+    if (*ls) status = cmd_ls(file, opts, !no_attrs, out);
+    else if (*dump) status = cmd_dump(file, path, opts, max_values, out);
+    else if (*info) status = cmd_info(file, opts, out);
+    else if (*convert) status = cmd_convert(file, out_file, opts, out_engine, out);
+    else if (*verify) status = cmd_verify(file, out);
+    else {
+      if (!bench_engines.empty()) common.engines = bench_engines;
+      h5loom::bench::agree(MPI_COMM_WORLD, [&] {
+        for (const auto& e : common.engines) h5loom::bench::check_engine(e);
+      });
+      static_cast<h5loom::bench::CommonOptions&>(kopts) = common;
+      if (*iotest) {
+        static_cast<h5loom::bench::CommonOptions&>(iotest_opts) = common;
+        status = h5loom::bench::run_iotest(iotest_opts);
+      } else if (*qmcpack) status = h5loom::bench::run_qmcpack(kopts);
+      else if (*vpic) status = h5loom::bench::run_vpic(kopts);
+      else if (*hacc) status = h5loom::bench::run_hacc(kopts);
+      else if (*amrex) status = h5loom::bench::run_amrex(kopts);
+      else if (*e3sm) status = h5loom::bench::run_e3sm(kopts);
     }
-    static_cast<h5loom::bench::CommonOptions&>(kopts) = common;
-    if (*qmcpack) return h5loom::bench::run_qmcpack(kopts);
-    if (*vpic) return h5loom::bench::run_vpic(kopts);
-    if (*hacc) return h5loom::bench::run_hacc(kopts);
-    if (*amrex) return h5loom::bench::run_amrex(kopts);
-    if (*e3sm) return h5loom::bench::run_e3sm(kopts);
-  } catch (const h5loom::Error& e) {
-    std::fprintf(stderr, "h5loom: error: %s\n", e.what());
-    return 1;
+  } catch (const h5loom::bench::AgreedError& e) {
+    // Raised on every rank at the same point: nobody waits, rank 0 tells.
+    if (rank == 0) std::fprintf(stderr, "h5loom: error: %s\n", e.what());
+    status = 1, agreed = true;
+  } catch (const std::exception& e) {
+    status = 1, error = e.what();
+  } catch (...) {
+    status = 1, error = "unknown error";
   }
-  return 2;
+  if (!agreed) status = end_command(end, status, error);
+  try {
+    held_files.clear();  // every rank is here: the collective closes match
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "h5loom: error: %s\n", e.what());
+    status = status ? status : 1;
+  }
+  return status;
 }
