@@ -22,6 +22,9 @@ reads an empty slice (``ds[0:0]``) or ``ds.read(h5loom.Selection.none())``.
 from __future__ import annotations
 
 import json
+import os
+import reprlib
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional, Sequence, Tuple, Union
 
@@ -142,6 +145,57 @@ def _selection_for(key: Any, shape: Tuple[int, ...], path: str) -> Tuple[Selecti
             raise SelectionError(f"unsupported index {k!r} in dimension {d} of dataset '{path}': use integers, "
                                  "slices with positive steps, '...' or an h5loom.Selection")
     return Selection.hyperslab(start, count, stride), tuple(out_shape)
+
+
+def _checked_values(data: Any, dt: np.dtype, path: str) -> np.ndarray:
+    """Scalars, lists and numpy scalars as an array of ``dt``, under the rule
+    numpy arrays follow (Dataset._prepare): no write may silently lose values.
+
+    numpy scalars carry a dtype: numpy's "safe" casts, as for arrays. Python
+    numbers have none, so they follow numpy's rule for them (NEP 50): an int
+    fits any type whose range holds its value; a float goes into a float type
+    (unless it overflows to inf), never into an integer type, where it would
+    be truncated (1.7 -> 1) or wrap (3e9 -> -2147483648 in int32)."""
+    def lost(why: str) -> DatatypeError:
+        return DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of type {dt} "
+                             f"without losing values: {why}")
+    try:
+        natural = np.asarray(data)
+    except (TypeError, ValueError) as e:
+        raise DatatypeError(f"cannot write {type(data).__name__} to dataset '{path}' of type {dt}: {e}") from None
+    kind = natural.dtype.kind
+    if isinstance(data, np.generic):
+        if kind not in _SUPPORTED_KINDS or not np.can_cast(natural.dtype, dt, casting="safe"):
+            raise lost(f"{natural.dtype} does not convert safely to {dt}")
+    elif kind == "O":  # Python ints beyond 64 bits, or a mix numpy could not type
+        flat = natural.ravel()
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in flat):
+            raise lost("the values are not all numbers of one kind")
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            if any(not info.min <= int(v) <= info.max for v in flat):
+                raise lost(f"outside the range of {dt}, [{info.min}, {info.max}]")
+        elif dt.kind == "f" and any(abs(int(v)) > np.finfo(dt).max for v in flat):
+            raise lost(f"too large for {dt}")
+    elif kind in "iu":
+        if dt.kind in "iu" and natural.size:
+            info = np.iinfo(dt)
+            lo, hi = int(natural.min()), int(natural.max())
+            if lo < info.min or hi > info.max:
+                raise lost(f"outside the range of {dt}, [{info.min}, {info.max}]")
+    elif kind == "f":
+        if dt.kind in "iu":
+            raise lost(f"a float does not convert to the integer type {dt} (it would be truncated or wrap); "
+                       "round it and pass an integer")
+        with np.errstate(over="ignore"):
+            converted = natural.astype(dt)
+        if np.any(np.isinf(converted) & np.isfinite(natural)):
+            raise lost(f"too large for {dt}")
+        return converted
+    else:
+        raise DatatypeError(f"cannot write {reprlib.repr(data)} ({natural.dtype}) to dataset '{path}' of type {dt}: "
+                            "only numbers can be written")
+    return np.asarray(natural, dtype=dt)
 
 
 def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -421,11 +475,7 @@ class Dataset(_Node):
                     raise DatatypeError(f"cannot write {arr.dtype} data to dataset '{self.path}' of type "
                                         f"{_dtype_name(dt, self.path)} without losing values; convert it first")
         else:
-            try:
-                arr = np.asarray(data, dtype=dt)
-            except (TypeError, ValueError) as e:
-                raise DatatypeError(f"cannot write {type(data).__name__} to dataset '{self.path}' of type "
-                                    f"{dt}: {e}") from None
+            arr = _checked_values(data, dt, self.path)
         if arr.shape != target:
             if arr.size == int(np.prod(target, dtype=np.int64)) and (arr.ndim == 1 or
                                                                       _squeezed(arr.shape) == _squeezed(target)):
@@ -541,3 +591,35 @@ class File(Group):
     def __repr__(self) -> str:
         state = "open" if self.is_open else "closed"
         return f"<h5loom.File '{self.filename}' ({state}, engine {self.engine})>"
+
+
+# ---- an uncaught exception ends the whole MPI job -----------------------------------
+
+
+def _abort_job_on_uncaught(exc_type: Any, exc: BaseException, tb: Any) -> None:
+    """sys.excepthook: under mpirun with more than one rank, an exception that
+    nobody catches ends the job (as ``python -m mpi4py`` does). Without this, the
+    rank that raised exits and every other rank waits for it forever in its next
+    collective call. The traceback is printed first, by the hook that was there
+    before; H5LOOM_ABORT_ON_ERROR=0 leaves only that."""
+    _previous_excepthook(exc_type, exc, tb)
+    if os.environ.get("H5LOOM_ABORT_ON_ERROR", "1").strip() == "0":
+        return
+    size = _core.running_world_size()  # 0 when MPI never started: nobody can be waiting
+    if size <= 1:
+        return
+    rank = _core.world_rank_size()[0]
+    try:
+        sys.stdout.flush()
+    except Exception:  # a closed stdout must not stop the abort
+        pass
+    sys.stderr.write(f"h5loom: uncaught {exc_type.__name__} on rank {rank} of {size}: ending the MPI job "
+                     "(MPI_Abort) so that no rank waits for this one forever (H5LOOM_ABORT_ON_ERROR=0 turns "
+                     "this off)\n")
+    sys.stderr.flush()
+    _core.abort_world(1)
+
+
+if getattr(sys.excepthook, "__name__", "") != _abort_job_on_uncaught.__name__:  # once, even if re-imported
+    _previous_excepthook = sys.excepthook
+    sys.excepthook = _abort_job_on_uncaught

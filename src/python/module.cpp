@@ -113,6 +113,16 @@ NB_MODULE(_core, m) {
     MPI_Comm_size(MPI_COMM_WORLD, &s);
     return std::make_pair(r, s);
   });
+  // For h5loom's sys.excepthook: the size of a job already running (0 if MPI
+  // has not started or has ended: the hook must not start it), and MPI_Abort.
+  m.def("running_world_size", [] {
+    int initialized = 0, finalized = 0, s = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) MPI_Comm_size(MPI_COMM_WORLD, &s);
+    return s;
+  });
+  m.def("abort_world", [](int code) { MPI_Abort(MPI_COMM_WORLD, code); });
   m.def("engine_names", &engine::engine_names);
   m.def("wrapper_names", &engine::wrapper_names);
   m.def("datatype_size", [](const std::string& name) { return datatype_size(datatype_from_name(name)); });
