@@ -147,3 +147,15 @@ def test_iotest_absolute_csv_file_is_used_as_is(tmp_path):
     assert len((out / "abs.csv").read_text().splitlines()) == 1 + 96  # header + the 96 cases of 2 ranks
     assert (out / "abs.h5").exists()
     assert not any(work.rglob("*.csv")) and not any(work.rglob("*.h5"))
+
+
+def test_capi_null_handle_on_one_rank_ends_the_job(tmp_path):
+    # The C API's side of the same rule (tests/capi/test_capi_misuse.c checks the
+    # rest): rank 1 passes a NULL file handle to loom_file_flush, rank 0 its file.
+    # Rank 1 has no communicator to agree on, so it ends the job.
+    res = subprocess.run(LAUNCH + ["-n", "2", str(BUILD / "tests" / "test_capi_misuse"), str(tmp_path), "null-handle"],
+                         capture_output=True, text=True, timeout=HANG, env=CLEAN_ENV)
+    assert res.returncode != 0
+    assert "h5loom: rank 1: LOOM_ERR_USAGE: loom_file_flush: null file handle 'f'" in res.stderr, res.stderr
+    assert "rank 1 ends the job (MPI_Abort)" in res.stderr
+    assert "still running" not in res.stderr
