@@ -13,6 +13,15 @@
  *    (always NUL-terminated) and the call still succeeds.
  *  - The collective and deferred-write contracts are those of the C++ API
  *    (docs/object-model.md): every call is collective except loom_dataset_write.
+ *  - Bad arguments (NULL handles, strings, buffers and out-pointers, invalid enum
+ *    values, dimension counts outside 0..LOOM_MAX_RANK, counts that overflow) are
+ *    returned as LOOM_ERR_USAGE / _SELECTION / _DATATYPE / _CONFIG with a message
+ *    naming the function and the argument. Output pointers documented as
+ *    optional may be NULL; the *_free functions and loom_object_close accept NULL.
+ *  - Calls that modify, flush, read or open a file agree across the ranks before
+ *    they act: a mistake on some ranks is returned on every rank. A NULL handle
+ *    in such a call, or ranks in different such calls, end a multi-rank job with
+ *    MPI_Abort unless H5LOOM_ABORT_ON_ERROR=0. docs/errors.md lists every case.
  */
 #ifndef H5LOOM_H
 #define H5LOOM_H
