@@ -13,6 +13,8 @@
 // --ignore-syncs SUBSTR: a self-test of the checker: take the syncs of paths
 //   containing SUBSTR as never made; the checker must then find lost steps.
 // --xfail-reopen-uncommitted: see check_image (a known engine bug).
+// --emit-base clean|torn DIR: build one image into DIR, the start of an append
+//   run (see main), instead of exploring.
 //
 // Exit status: 0 when no image was wrong and no durable step was lost, 1
 // otherwise, 2 on a usage or trace error.
@@ -63,6 +65,7 @@ struct Op {
   int parent = -1;  // mkdir/create/unlink/rename: the directory object of the (source) name
   int parent2 = -1; // rename: the directory object of the new name
   const unsigned char* data = nullptr;  // write: its bytes
+  bool initial = false;  // the state before the run (--append runs): durable from the start
   bool changes_state() const {
     return kind == Kind::Mkdir || kind == Kind::Create || kind == Kind::Trunc || kind == Kind::Write ||
            kind == Kind::Rename || kind == Kind::Unlink || kind == Kind::Rmdir;
@@ -154,7 +157,59 @@ Trace load_trace(const std::string& dir) {
       t.ops.push_back(op);
     }
   }
-  std::sort(t.ops.begin(), t.ops.end(), [](const Op& a, const Op& b) { return a.seq < b.seq; });
+  // The files the run started from (an append run): initial.list has lines
+  // "d|f PATH INODE", initial/PATH their contents. They become operations
+  // numbered 0, durable from the start; the run's are numbered from 1.
+  for (auto& op : t.ops) ++op.seq, ++op.start;
+  std::vector<Op> initial;
+  if (fs::exists(dir + "/initial.list")) {
+    std::ifstream in(dir + "/initial.list");
+    std::string type, path;
+    uint64_t ino;
+    std::vector<std::tuple<std::string, std::string, uint64_t>> entries;
+    while (in >> type >> path >> ino) entries.emplace_back(type, path, ino);
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return std::get<1>(a).size() < std::get<1>(b).size(); });
+    for (auto& [type, p, inode] : entries) {
+      Op op;
+      op.initial = true;
+      op.kind = type == "d" ? Kind::Mkdir : Kind::Create;
+      op.ino = inode;
+      op.path = p;
+      initial.push_back(op);
+      if (type == "d") continue;
+      const std::string file = dir + "/initial/" + p;
+      int fd = ::open(file.c_str(), O_RDONLY);
+      struct stat sb;
+      if (fd < 0 || ::fstat(fd, &sb) != 0) fail("cannot open " + file);
+      Op tr = op;
+      tr.kind = Kind::Trunc;
+      tr.a = uint64_t(sb.st_size);
+      initial.push_back(tr);
+      if (sb.st_size > 0) {
+        void* m = ::mmap(nullptr, size_t(sb.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) fail("cannot map " + file);
+        t.maps.push_back({m, size_t(sb.st_size)});
+        // Only the data extents: the log is a sparse file.
+        off_t at = 0;
+        while (at < sb.st_size) {
+          off_t d = ::lseek(fd, at, SEEK_DATA);
+          if (d < 0) break;
+          off_t h = ::lseek(fd, d, SEEK_HOLE);
+          if (h < 0) h = sb.st_size;
+          Op w = op;
+          w.kind = Kind::Write;
+          w.a = uint64_t(d), w.b = uint64_t(h - d);
+          w.data = static_cast<const unsigned char*>(m) + d;
+          initial.push_back(w);
+          at = h;
+        }
+      }
+      ::close(fd);
+    }
+  }
+  std::stable_sort(t.ops.begin(), t.ops.end(), [](const Op& a, const Op& b) { return a.seq < b.seq; });
+  t.ops.insert(t.ops.begin(), initial.begin(), initial.end());
   if (t.ops.empty()) fail("empty trace in " + dir);
   t.end_seq = t.ops.back().seq + 1;
 
@@ -168,6 +223,8 @@ Trace load_trace(const std::string& dir) {
     if (op.kind == Kind::Mark) {
       if (op.path.rfind("params:", 0) == 0) have_params = t.params.decode(op.path);
       if (op.path.rfind("step_", 0) == 0) t.durable_marks.push_back({op.seq, std::stoull(op.path.substr(5))});
+      if (op.path.rfind("initial_steps_", 0) == 0)
+        for (uint64_t k = 0, n = std::stoull(op.path.substr(14)); k < n; ++k) t.durable_marks.push_back({0, k});
       continue;
     }
     if (op.kind == Kind::Sync) continue;
@@ -263,6 +320,10 @@ std::vector<CrashPoint> crash_points(const Model& m, const Trace& t) {
     for (std::size_t i = 0; i < t.ops.size() && t.ops[i].seq < cp.at; ++i) {
       const Op& o = t.ops[i];
       if (!o.changes_state()) continue;
+      if (o.initial) {
+        dur[i] = 1;
+        continue;
+      }
       for (std::size_t j = i + 1; j < t.ops.size() && t.ops[j].seq < cp.at; ++j) {
         const Op& s = t.ops[j];
         if (counts(s) && s.start > o.seq && covers(m, t, s, o)) {
@@ -677,7 +738,7 @@ std::string blank_numbers(const std::string& s, std::size_t max = 110) {
 }
 
 struct Opts {
-  std::string trace, work, cli, label = "run", json;
+  std::string trace, work, cli, label = "run", json, emit_kind, emit_dir;
   uint64_t images = 1000, seed = 1, cli_every = 0;
   long only = -1;
   bool keep = false, list = false;
@@ -893,6 +954,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: crash_explore --trace DIR --work DIR [--images N] [--seed S] [--only ID] [--keep]\n"
                "                     [--strict-dirs] [--ignore-syncs SUBSTR] [--xfail-reopen-uncommitted]\n"
+               "                     [--emit-base clean|torn DIR]\n"
                "                     [--cli H5LOOM] [--cli-every K] [--label TEXT] [--json FILE] [--list]\n");
   std::exit(2);
 }
@@ -914,6 +976,7 @@ int main(int argc, char** argv) {
     else if (a == "--only") o.only = std::stol(next());
     else if (a == "--keep") o.keep = true;
     else if (a == "--list") o.list = true;
+    else if (a == "--emit-base") o.emit_kind = next(), o.emit_dir = next();
     else if (a == "--strict-dirs") o.model.strict_dirs = true;
     else if (a == "--ignore-syncs") o.model.ignore_syncs = next();
     else if (a == "--xfail-reopen-uncommitted") o.xfail_reopen_uncommitted = true;
@@ -933,6 +996,28 @@ int main(int argc, char** argv) {
   n.crash_points = cps.size();
   for (const auto& op : t.ops) n.ops += op.changes_state() || op.is_sync();
   for (const auto& cp : cps) n.max_pending = std::max<uint64_t>(n.max_pending, cp.pending.size());
+  if (!o.emit_kind.empty()) {
+    // A start for an append run: "clean" is the state at the end of the run
+    // with everything applied; "torn" the durable state just before the second
+    // commit record's sync (that epoch's data and index without its commit
+    // record: a torn tail of the log).
+    Image im;
+    std::size_t point = cps.size() - 1;
+    if (o.emit_kind == "clean") {
+      im.extra = cps[point].pending;
+    } else if (o.emit_kind == "torn") {
+      int seen = 0;
+      for (std::size_t c = 0; c < cps.size(); ++c)
+        if (cps[c].after.rfind("before fdatasync " + t.front + ".loom/commits", 0) == 0 && ++seen <= 2) point = c;
+    } else {
+      usage();
+    }
+    im.point = int(point);
+    build_image(t, cps[point], im, o.emit_dir);
+    std::printf("%s: %s base (crash point %zu %s; steps %s durable)\n", o.label.c_str(), o.emit_kind.c_str(), point,
+                cps[point].after.c_str(), fmt_steps(cps[point].durable_steps).c_str());
+    return 0;
+  }
   auto images = plan_images(t, cps, o.images, o.seed, &n.prefixes_total);
   for (const auto& im : images) n.prefixes += im.how.rfind("prefix", 0) == 0;
   if (o.list) {

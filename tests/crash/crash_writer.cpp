@@ -3,7 +3,11 @@
 // (crash_shim.so). After each File::flush() returns, rank 0 marks "step K" in
 // the trace: from there on, step K must survive any crash.
 //
-//   crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N]
+//   crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N] [--append]
+//
+// --append: open an existing FILE read-write (a file this writer made, maybe
+// left by a crash) and add STEPS steps after the ones it has; rank 0 first
+// marks "initial_steps_M" (the steps the file had: durable from the start).
 //
 // Every value is a function of (step, dataset, rank, index) only, computed
 // again by crash_explore (crash_values.hpp). Each step k, after extending the
@@ -41,9 +45,12 @@ int main(int argc, char** argv) try {
   FileOptions o;
   o.engine = "log";
   uint64_t big_bytes = 8192;
+  bool append = false;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--big-bytes") == 0 && i + 1 < argc)
       big_bytes = std::stoull(argv[++i]);
+    else if (std::strcmp(argv[i], "--append") == 0)
+      append = true;
     else
       o.engine = argv[i];
   }
@@ -56,17 +63,24 @@ int main(int argc, char** argv) try {
     return 2;
   }
 
-  auto f = File::create(path, o);
+  auto f = append ? File::open(path, Mode::ReadWrite, o) : File::create(path, o);
   p.ranks = uint64_t(f.size());
   const uint64_t r = uint64_t(f.rank()), size = p.ranks;
+  uint64_t first = 0;  // the first step this run writes
+  while (append && f.exists("/" + step_name(first))) ++first;
+  p.steps += first;
   if (r == 0) mark(p.encode().c_str());
-  DatasetSpec series;
-  series.dtype = Datatype::Float64;
-  series.shape = {0, p.c};
-  series.max_shape = {kUnlimited, p.c};
-  auto ser = f.create_dataset("series", series);
+  if (r == 0 && append) mark(("initial_steps_" + std::to_string(first)).c_str());
+  Dataset ser = [&] {
+    if (f.exists("/series")) return f.dataset("/series");
+    DatasetSpec series;
+    series.dtype = Datatype::Float64;
+    series.shape = {0, p.c};
+    series.max_shape = {kUnlimited, p.c};
+    return f.create_dataset("series", series);
+  }();
 
-  for (uint64_t k = 0; k < p.steps; ++k) {
+  for (uint64_t k = first; k < p.steps; ++k) {
     ser.extend({(k + 1) * size * p.rows, p.c});  // a flush point
     auto g = f.create_group(step_name(k));
     g.set_attribute("step", k);

@@ -8,6 +8,13 @@ that a completed flush had reported durable.
 
     run_crash.py --build BUILD [--ranks 1 2 4] [--configs NAME ...] [--images N]
                  [--seed S] [--steps K] [--keep DIR] [--tmp DIR] [--cli-every K]
+                 [--starts new clean torn]
+
+Starts: "new" records a writer that creates the file; "clean" and "torn" a
+writer that appends steps to a file left by the "new" run (clean: complete and
+closed; torn: crashed with the second epoch's data and index on disk but not
+its commit record), so that crashes during the recovery of a crashed file are
+explored too.
 
 Only the standard library: h5loom is not imported here (crash_explore links it).
 """
@@ -52,6 +59,7 @@ def main():
     ap.add_argument("--xfail-reopen-uncommitted", action="store_true",
                     help="count the known engine bug (a writer reopening a file that crashed before its first commit "
                          "leaves a file that cannot be opened) apart instead of as wrong")
+    ap.add_argument("--starts", nargs="+", default=["new", "clean", "torn"], choices=["new", "clean", "torn"])
     ap.add_argument("--mpiexec", default=os.environ.get("H5LOOM_MPIEXEC", "mpirun"))
     args = ap.parse_args()
 
@@ -64,54 +72,100 @@ def main():
     tmp_root = args.tmp or ("/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None)
 
     rows, failed = [], False
+
+    def record(label, tmp, run_dir, trace, args_extra):
+        """Runs the writer under the shim; returns the time it took, or None."""
+        t0 = time.time()
+        cmd = [args.mpiexec, "--oversubscribe", "--allow-run-as-root", "-n", str(np_),
+               "-x", f"CRASH_DIR={run_dir}", "-x", f"CRASH_TRACE={trace}", "-x", f"LD_PRELOAD={exe['crash_shim.so']}",
+               exe["crash_writer"], os.path.join(run_dir, "f.h5"), str(args.steps), engine, "--big-bytes", str(big)]
+        w = run(cmd + args_extra, 300)
+        if w.returncode != 0:
+            print(f"{label}: the writer failed ({w.returncode}):\n{w.stdout}{w.stderr}")
+            return None
+        return time.time() - t0
+
+    def explore(label, tmp, trace, work, extra=()):
+        t1 = time.time()
+        summary = os.path.join(tmp, f"summary-{label}.json")
+        ecmd = [exe["crash_explore"], "--trace", trace, "--work", work, "--images", str(args.images),
+                "--seed", str(args.seed), "--label", label, "--json", summary, "--cli", cli, *extra]
+        if args.cli_every:
+            ecmd += ["--cli-every", str(args.cli_every)]
+        if args.strict_dirs:
+            ecmd.append("--strict-dirs")
+        if args.xfail_reopen_uncommitted:
+            ecmd.append("--xfail-reopen-uncommitted")
+        e = run(ecmd, 1800)
+        sys.stdout.write(e.stdout)
+        sys.stderr.write(e.stderr)
+        if e.returncode not in (0, 1) or not os.path.exists(summary):
+            print(f"{label}: crash_explore failed ({e.returncode})")
+            return None
+        with open(summary) as f:
+            s = json.load(f)
+        s["explore_s"] = round(time.time() - t1, 1)
+        return s
+
+    def keep(label, trace):
+        if args.keep:
+            dest = os.path.join(os.path.abspath(args.keep), label)
+            shutil.rmtree(dest, ignore_errors=True)
+            shutil.copytree(trace, os.path.join(dest, "trace"))
+            print(f"{label}: trace kept in {dest}/trace; reproduce an image with\n"
+                  f"  {exe['crash_explore']} --trace {dest}/trace --work /tmp/crash-work --images {args.images} "
+                  f"--seed {args.seed} --only ID --keep")
+
     for config in args.configs:
         engine, big = CONFIGS[config]
         for np_ in args.ranks:
-            label = f"{config}-np{np_}"
-            tmp = tempfile.mkdtemp(prefix=f"h5loom-crash-{label}-", dir=tmp_root)
+            tmp = tempfile.mkdtemp(prefix=f"h5loom-crash-{config}-np{np_}-", dir=tmp_root)
             try:
                 run_dir, trace, work = (os.path.join(tmp, d) for d in ("run", "trace", "work"))
                 for d in (run_dir, trace, work):
                     os.mkdir(d)
-                t0 = time.time()
-                cmd = [args.mpiexec, "--oversubscribe", "--allow-run-as-root", "-n", str(np_),
-                       "-x", f"CRASH_DIR={run_dir}", "-x", f"CRASH_TRACE={trace}", "-x", f"LD_PRELOAD={exe['crash_shim.so']}",
-                       exe["crash_writer"], os.path.join(run_dir, "f.h5"), str(args.steps), engine, "--big-bytes", str(big)]
-                w = run(cmd, 300)
-                if w.returncode != 0:
-                    print(f"{label}: the writer failed ({w.returncode}):\n{w.stdout}{w.stderr}")
+                label = f"{config}-np{np_}"
+                took = record(label, tmp, run_dir, trace, [])
+                if took is None:
                     failed = True
                     continue
-                t1 = time.time()
-                summary = os.path.join(tmp, "summary.json")
-                ecmd = [exe["crash_explore"], "--trace", trace, "--work", work, "--images", str(args.images),
-                        "--seed", str(args.seed), "--label", label, "--json", summary, "--cli", cli]
-                if args.cli_every:
-                    ecmd += ["--cli-every", str(args.cli_every)]
-                if args.strict_dirs:
-                    ecmd.append("--strict-dirs")
-                if args.xfail_reopen_uncommitted:
-                    ecmd.append("--xfail-reopen-uncommitted")
-                e = run(ecmd, 1800)
-                sys.stdout.write(e.stdout)
-                sys.stderr.write(e.stderr)
-                if e.returncode not in (0, 1) or not os.path.exists(summary):
-                    print(f"{label}: crash_explore failed ({e.returncode})")
-                    failed = True
-                    continue
-                with open(summary) as f:
-                    s = json.load(f)
-                s["writer_s"], s["explore_s"] = round(t1 - t0, 1), round(time.time() - t1, 1)
-                rows.append(s)
-                if s["wrong"] or s["lost"]:
-                    failed = True
-                    if args.keep:
-                        dest = os.path.join(os.path.abspath(args.keep), label)
-                        shutil.rmtree(dest, ignore_errors=True)
-                        shutil.copytree(trace, os.path.join(dest, "trace"))
-                        print(f"{label}: trace kept in {dest}/trace; reproduce an image with\n"
-                              f"  {exe['crash_explore']} --trace {dest}/trace --work /tmp/crash-work --images {args.images} "
-                              f"--seed {args.seed} --only ID --keep")
+                for start in args.starts:
+                    if start == "new":
+                        s = explore(label, tmp, trace, work)
+                        slabel, strace, swriter = label, trace, took
+                    else:
+                        # The append run starts from an image of the first run.
+                        slabel = f"{config}-{start}-np{np_}"
+                        base = os.path.join(tmp, f"run-{start}")
+                        strace = os.path.join(tmp, f"trace-{start}")
+                        os.mkdir(strace)
+                        b = run([exe["crash_explore"], "--trace", trace, "--work", work, "--label", slabel,
+                                 "--emit-base", start, base], 300)
+                        sys.stdout.write(b.stdout)
+                        if b.returncode != 0:
+                            print(f"{slabel}: cannot build the start image ({b.returncode}): {b.stderr}")
+                            failed = True
+                            continue
+                        subprocess.run(["cp", "-a", "--sparse=always", base, os.path.join(strace, "initial")], check=True)
+                        with open(os.path.join(strace, "initial.list"), "w") as lst:
+                            for root, dirs, files in os.walk(base):
+                                for name in sorted(dirs) + sorted(files):
+                                    p = os.path.join(root, name)
+                                    kind = "d" if os.path.isdir(p) else "f"
+                                    lst.write(f"{kind} {os.path.relpath(p, base)} {os.stat(p).st_ino}\n")
+                        swriter = record(slabel, tmp, base, strace, ["--append"])
+                        if swriter is None:
+                            failed = True
+                            continue
+                        s = explore(slabel, tmp, strace, work)
+                    if s is None:
+                        failed = True
+                        continue
+                    s["writer_s"] = round(swriter, 1)
+                    rows.append(s)
+                    if s["wrong"] or s["lost"]:
+                        failed = True
+                        keep(slabel, strace)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
 
