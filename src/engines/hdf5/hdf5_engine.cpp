@@ -215,7 +215,10 @@ struct Settings {
   uint64_t meta_block_size = 64 * 1024;
   bool chunked_by_default = false;
   uint64_t chunk_target_bytes = 1 * MiB;
-  std::string fill_time = "never";
+  // HDF5's default: no fill values are written at allocation (h5loom sets no
+  // fill value), and never-written elements read as 0. "never" leaves a read of
+  // storage never allocated untouched: readers then see whatever their buffer held.
+  std::string fill_time = "ifset";
   std::string libver_low = "earliest";
   std::string driver = "mpio";  // or "sec2" (POSIX) or "core" (in memory, written at close): one rank only
   bool sync = false;            // make the file durable at close (as the log engine does by default)
@@ -232,7 +235,7 @@ struct Settings {
     s.chunked_by_default = k.choice("layout", "contiguous", {"contiguous", "chunked"}) == "chunked";
     s.chunk_target_bytes = k.get<uint64_t>("chunk_target_bytes", s.chunk_target_bytes);
     if (s.chunk_target_bytes == 0) k.bad_value("chunk_target_bytes", "must be positive");
-    s.fill_time = k.choice("fill_time", "never", {"never", "alloc", "ifset"});
+    s.fill_time = k.choice("fill_time", s.fill_time, {"never", "alloc", "ifset"});
     s.libver_low = k.choice("libver_low", "earliest", {"earliest", "v18", "v110", "latest"});
     s.driver = k.choice("driver", "mpio", {"mpio", "sec2", "core"});
     s.sync = k.get<bool>("sync", s.sync);
@@ -547,6 +550,9 @@ class Hdf5Engine final : public engine::Engine {
     if (product(shape) == 0) return;
     Hid mspace = select(fspace.get(), sel, shape);
     static char dummy;
+    // A dataset written with fill time "never" (by anyone) leaves the elements
+    // of storage never allocated untouched in the buffer: h5loom reads them as 0.
+    if (out && fill_time_is_never(ds)) std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
     auto read_mine = [&] {
       check(H5Dread(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
             "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
@@ -678,6 +684,12 @@ class Hdf5Engine final : public engine::Engine {
   static Hid open_object(Hdf5File& f, const std::string& path) {
     return checked(H5Oopen(f.file.get(), path.c_str(), H5P_DEFAULT), H5Oclose,
                    "opening '" + path + "' in file '" + f.name + "'");
+  }
+
+  static bool fill_time_is_never(hid_t ds) {
+    Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading dataset properties");
+    H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
+    return H5Pget_fill_time(dcpl.get(), &ft) >= 0 && ft == H5D_FILL_TIME_NEVER;
   }
 
   static Dims current_shape(hid_t space) {

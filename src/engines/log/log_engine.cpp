@@ -685,7 +685,8 @@ class LogEngine final : public engine::Engine {
       std::fprintf(stderr, "h5loom: warning: %s; reading the %zu intact epochs before it\n", st.damage.c_str(),
                    st.commits.size());
     }
-    check_front_binding(f.path, st.header, st.commits.size());
+    // (A damaged journal has lost epochs the front file may show: that is reported already.)
+    check_front_binding(f.path, st.header, st.damage.empty() ? st.commits.size() : UINT64_MAX);
     Writer w;
     w.raw(st.header.file_id, 16);
     w.u64(st.header.checksum_unit);
@@ -1140,10 +1141,17 @@ class LogEngine final : public engine::Engine {
                                     .count());
       // The commit record goes last: until it is on disk, the epoch does not exist.
       auto bytes = c.encode();
-      traced_pwrite(f.commits_fd, bytes.data(), bytes.size(), f.commits_end, commits_path(f.path),
-                    "writing a commit record of " + f.where());
-      if (settings_.sync && traced_fdatasync(f.commits_fd, commits_path(f.path)) != 0)
-        posix_fail("cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")");
+      try {
+        traced_pwrite(f.commits_fd, bytes.data(), bytes.size(), f.commits_end, commits_path(f.path),
+                      "writing a commit record of " + f.where());
+        if (settings_.sync && traced_fdatasync(f.commits_fd, commits_path(f.path)) != 0)
+          posix_fail("cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")");
+      } catch (const Error&) {
+        // The flush failed: its record is taken back (as far as the storage
+        // still lets us), so that a reader does not see an epoch we reported lost.
+        (void)!::ftruncate(f.commits_fd, off_t(f.commits_end));
+        throw;
+      }
       new_end = c.log_end;
     });
     MPI_Bcast(&new_end, 1, MPI_UINT64_T, 0, f.comm);

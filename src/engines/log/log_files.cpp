@@ -473,7 +473,7 @@ VerifyReport verify_log(const std::string& path) {
       return rep;
     }
   }
-  verify_front_file(f, st.commits.size(), rep.errors);
+  verify_front_file(f, st.damage.empty() ? st.commits.size() : UINT64_MAX, rep.errors);
   Fd log(::open(log_path(path).c_str(), O_RDONLY | O_CLOEXEC));
   const uint64_t unit = st.header.checksum_unit;
   std::vector<unsigned char> buf;
