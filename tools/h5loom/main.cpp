@@ -227,6 +227,23 @@ int cmd_verify(const std::string& file, const Printer& out) {
   return r.ok() ? 0 : 3;
 }
 
+// Counts on the command line: CLI11 would turn -5 into 2^64 - 5 for an
+// unsigned option (and its own range checks print DBL_MAX as the bound).
+CLI::Validator count_validator(long long least) {
+  return CLI::Validator(
+      [least](std::string& v) -> std::string {
+        try {
+          std::size_t used = 0;
+          long long x = std::stoll(v, &used);
+          if (used == v.size() && x >= least) return "";
+        } catch (const std::exception&) {
+        }
+        return "must be a whole number of at least " + std::to_string(least) + ", not '" + v + "'";
+      },
+      least > 0 ? "POSITIVE" : "COUNT");
+}
+const CLI::Validator kCount = count_validator(0), kPositiveCount = count_validator(1);
+
 // How long a rank that failed waits for the others to reach the end of the
 // command before it ends the job. Ranks that raised the same error at the same
 // point arrive within milliseconds; a rank that is still inside a collective
@@ -302,7 +319,7 @@ int main(int argc, char** argv) {
   auto* dump = app.add_subcommand("dump", "print the values of a dataset, or a group's attributes and members");
   add_common(dump);
   dump->add_option("path", path, "the object's path in the file")->required();
-  dump->add_option("--max", max_values, "print at most this many values");
+  dump->add_option("--max", max_values, "print at most this many values")->check(kCount);
   auto* info = app.add_subcommand("info", "engine, layout and knobs, file size, object counts");
   add_common(info);
   std::string out_file, out_engine;
@@ -321,26 +338,34 @@ int main(int argc, char** argv) {
   iotest->add_option("--ini", iotest_opts.ini, "configuration file (default: the built-in small ini)");
   iotest->add_option("--repeat", iotest_opts.repeat,
                      "run each case this many times, the baseline too, and keep the best time of each (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveCount);
   h5loom::bench::KernelOptions kopts;
   auto* qmcpack = bench->add_subcommand("qmcpack", "QMCPACK restart: walkers written one at a time, then read back");
-  qmcpack->add_option("--walkers", kopts.walkers, "walkers per rank (default 4000)");
-  qmcpack->add_option("--particles", kopts.walker_particles, "particles per walker (default 32)");
-  qmcpack->add_option("--state-size", kopts.state_size, "random-number state words per rank (default 1024)");
+  qmcpack->add_option("--walkers", kopts.walkers, "walkers per rank (default 4000)")->check(kCount);
+  qmcpack->add_option("--particles", kopts.walker_particles, "particles per walker (default 32)")
+      ->check(kCount);
+  qmcpack->add_option("--state-size", kopts.state_size, "random-number state words per rank (default 1024)")
+      ->check(kCount);
   auto* vpic = bench->add_subcommand("vpic", "VPIC-IO: 8 particle arrays per step; BD-CATS-style full and partial reads");
-  vpic->add_option("--particles", kopts.particles, "particles per rank (default 524288)");
-  vpic->add_option("--steps", kopts.steps, "time steps (default 2)");
+  vpic->add_option("--particles", kopts.particles, "particles per rank (default 524288)")->check(kCount);
+  vpic->add_option("--steps", kopts.steps, "time steps (default 2)")->check(kCount);
   auto* hacc = bench->add_subcommand("hacc", "HACC GenericIO: 9 variables, ±1 % counts, CRC-64 per variable and rank");
-  hacc->add_option("--particles", kopts.particles, "particles per rank, about (default 524288)");
+  hacc->add_option("--particles", kopts.particles, "particles per rank, about (default 524288)")
+      ->check(kCount);
   auto* amrex = bench->add_subcommand("amrex", "AMReX plotfile: a grid in boxes of max_grid_size, one dataset per level");
-  amrex->add_option("--cells", kopts.cells, "cells per side of the cubic domain (default 128)");
-  amrex->add_option("--max-grid-size", kopts.max_grid_size, "largest box side (default 32)");
-  amrex->add_option("--components", kopts.components, "components per cell (default 4)");
+  amrex->add_option("--cells", kopts.cells, "cells per side of the cubic domain (default 128)")
+      ->check(kCount);
+  // 0 would cut the domain into boxes of no size, forever.
+  amrex->add_option("--max-grid-size", kopts.max_grid_size, "largest box side (default 32)")
+      ->check(kPositiveCount);
+  amrex->add_option("--components", kopts.components, "components per cell (default 4)")
+      ->check(kCount);
   auto* e3sm = bench->add_subcommand("e3sm", "E3SM: writes driven by a PIO decomposition map, many variables");
   e3sm->add_option("--map", kopts.map, "decomposition map (.dat, PIO format)")->required();
-  e3sm->add_option("--variables", kopts.variables, "variables written with the map (default 20)");
+  e3sm->add_option("--variables", kopts.variables, "variables written with the map (default 20)")
+      ->check(kCount);
   for (auto* b : {qmcpack, vpic, hacc, amrex, e3sm})
-    b->add_option("--repeat", kopts.repeat, "best of this many runs (default 3)");
+    b->add_option("--repeat", kopts.repeat, "best of this many runs (default 3)")->check(kPositiveCount);
   h5loom::bench::CommonOptions common;
   for (auto* b : {iotest, qmcpack, vpic, hacc, amrex, e3sm}) {
     // One value per --engine: a stray word after it (an ini path without

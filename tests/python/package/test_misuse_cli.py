@@ -87,6 +87,23 @@ def test_missing_argument_on_every_rank():
     assert res.stderr.count("file is required") == 1, res.stderr
 
 
+@pytest.mark.parametrize("args, message", [
+    (["bench", "amrex", "--max-grid-size", "0"], "--max-grid-size: must be a whole number of at least 1, not '0'"),
+    (["bench", "qmcpack", "--walkers", "-5"], "--walkers: must be a whole number of at least 0, not '-5'"),
+    (["bench", "vpic", "--steps", "-1"], "--steps: must be a whole number of at least 0, not '-1'"),
+    (["bench", "hacc", "--repeat", "0"], "--repeat: must be a whole number of at least 1, not '0'"),
+    (["bench", "iotest", "--repeat", "x"], "--repeat: must be a whole number of at least 1, not 'x'"),
+    (["dump", "F", "/x", "--max", "-1"], "--max: must be a whole number of at least 0, not '-1'"),
+])
+def test_bad_counts_are_refused(tmp_path, args, message):
+    # --max-grid-size 0 used to cut the domain into empty boxes forever; a
+    # negative count became 2^64 - n.
+    args = args + ["--dir", str(tmp_path)] if args[0] == "bench" else args
+    res = mpirun(args, args, cwd=tmp_path)
+    assert res.returncode != 0
+    assert res.stderr.count(message) == 1, res.stderr
+
+
 def test_help_is_printed_once():
     res = mpirun(["ls", "--help"], ["ls", "--help"])
     assert res.returncode == 0
