@@ -10,6 +10,8 @@
 //
 // --strict-dirs: a name (create, rename, mkdir) is durable only once its
 //   directory is fsynced (POSIX's letter), not also by an fsync of the file.
+// --process-crash: the states a killed process leaves (every prefix of the
+//   operations, nothing lost from the page cache): for engines run without sync.
 // --ignore-syncs SUBSTR: a self-test of the checker: take the syncs of paths
 //   containing SUBSTR as never made; the checker must then find lost steps.
 // --xfail-reopen-uncommitted: see check_image (a known engine bug).
@@ -267,6 +269,7 @@ Trace load_trace(const std::string& dir) {
 struct Model {
   bool strict_dirs = false;  // names are durable only through an fsync of their directory
   std::string ignore_syncs;  // self-test: syncs of paths containing this are taken as never made
+  bool process_crash = false;  // a process crash, not a power loss: whatever was issued survives
 };
 
 // Does sync `s` make operation `o` durable (if o returned before s started)?
@@ -296,6 +299,24 @@ struct CrashPoint {
 };
 
 std::vector<CrashPoint> crash_points(const Model& m, const Trace& t) {
+  if (m.process_crash) {
+    // The page cache survives: the state after every prefix of the operations.
+    std::vector<CrashPoint> out;
+    for (std::size_t j = 0; j <= t.ops.size(); ++j) {
+      if (j < t.ops.size() && !t.ops[j].changes_state()) continue;
+      CrashPoint cp;
+      cp.at = j < t.ops.size() ? t.ops[j].seq : t.end_seq;
+      cp.after = j < t.ops.size() ? "before #" + std::to_string(t.ops[j].seq) + " " + kind_name(t.ops[j].kind) + " " +
+                                        t.ops[j].path
+                                  : "at the end of the run";
+      for (std::size_t i = 0; i < j; ++i)
+        if (t.ops[i].changes_state()) cp.durable.push_back(int(i));
+      for (auto [seq, step] : t.durable_marks)
+        if (seq < cp.at) cp.durable_steps.push_back(step);
+      out.push_back(std::move(cp));
+    }
+    return out;
+  }
   std::vector<uint64_t> ats;
   std::vector<std::string> what;
   auto counts = [&](const Op& s) {
@@ -954,7 +975,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: crash_explore --trace DIR --work DIR [--images N] [--seed S] [--only ID] [--keep]\n"
                "                     [--strict-dirs] [--ignore-syncs SUBSTR] [--xfail-reopen-uncommitted]\n"
-               "                     [--emit-base clean|torn DIR]\n"
+               "                     [--emit-base clean|torn DIR] [--process-crash]\n"
                "                     [--cli H5LOOM] [--cli-every K] [--label TEXT] [--json FILE] [--list]\n");
   std::exit(2);
 }
@@ -978,6 +999,7 @@ int main(int argc, char** argv) {
     else if (a == "--list") o.list = true;
     else if (a == "--emit-base") o.emit_kind = next(), o.emit_dir = next();
     else if (a == "--strict-dirs") o.model.strict_dirs = true;
+    else if (a == "--process-crash") o.model.process_crash = true;
     else if (a == "--ignore-syncs") o.model.ignore_syncs = next();
     else if (a == "--xfail-reopen-uncommitted") o.xfail_reopen_uncommitted = true;
     else if (a == "--cli") o.cli = next();
@@ -1006,9 +1028,14 @@ int main(int argc, char** argv) {
     if (o.emit_kind == "clean") {
       im.extra = cps[point].pending;
     } else if (o.emit_kind == "torn") {
+      // (with --process-crash: just before the third write to the journal,
+      // its header and the first commit record being the first two)
       int seen = 0;
+      const int want = o.model.process_crash ? 3 : 2;
+      const std::string mark = o.model.process_crash ? " write " + t.front + ".loom/commits"
+                                                     : "before fdatasync " + t.front + ".loom/commits";
       for (std::size_t c = 0; c < cps.size(); ++c)
-        if (cps[c].after.rfind("before fdatasync " + t.front + ".loom/commits", 0) == 0 && ++seen <= 2) point = c;
+        if (cps[c].after.find(mark) != std::string::npos && ++seen <= want) point = c;
     } else {
       usage();
     }

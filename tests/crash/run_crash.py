@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-# name: (engine configuration, bytes of each rank's box of /stepK/big)
+# name: (engine configuration, bytes of each rank's box of /stepK/big[, explorer options])
 CONFIGS = {
     # defaults: 1 MiB boxes are large writes, written into 64 MiB regions
     "defaults": ('{"engine":"log"}', 1 << 20),
@@ -37,7 +37,10 @@ CONFIGS = {
     "aggall": ('{"engine":"log","log":{"aggregators":"all"}}', 8192),
     # one aggregator, 4 KiB buffers: small writes spill during the step
     "agg1": ('{"engine":"log","log":{"aggregators":1,"buffer_size":4096}}', 8192),
+    # no syncs: the engine promises only to survive a killed process, so only those states are built
+    "nosync": ('{"engine":"log","log":{"aggregators":"all","sync":false}}', 8192, ["--process-crash"]),
 }
+DEFAULT_CONFIGS = ["defaults", "regions", "aggall", "agg1", "nosync"]
 
 
 def run(cmd, timeout, **kw):
@@ -48,7 +51,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True, help="the CMake build directory")
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, choices=list(CONFIGS))
     ap.add_argument("--images", type=int, default=100, help="images per configuration and rank count")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--steps", type=int, default=3)
@@ -117,7 +120,8 @@ def main():
                   f"--seed {args.seed} --only ID --keep")
 
     for config in args.configs:
-        engine, big = CONFIGS[config]
+        engine, big, *more = CONFIGS[config]
+        model_args = more[0] if more else []
         for np_ in args.ranks:
             tmp = tempfile.mkdtemp(prefix=f"h5loom-crash-{config}-np{np_}-", dir=tmp_root)
             try:
@@ -131,7 +135,7 @@ def main():
                     continue
                 for start in args.starts:
                     if start == "new":
-                        s = explore(label, tmp, trace, work)
+                        s = explore(label, tmp, trace, work, model_args)
                         slabel, strace, swriter = label, trace, took
                     else:
                         # The append run starts from an image of the first run.
@@ -140,7 +144,7 @@ def main():
                         strace = os.path.join(tmp, f"trace-{start}")
                         os.mkdir(strace)
                         b = run([exe["crash_explore"], "--trace", trace, "--work", work, "--label", slabel,
-                                 "--emit-base", start, base], 300)
+                                 "--emit-base", start, base, *model_args], 300)
                         sys.stdout.write(b.stdout)
                         if b.returncode != 0:
                             print(f"{slabel}: cannot build the start image ({b.returncode}): {b.stderr}")
@@ -157,7 +161,7 @@ def main():
                         if swriter is None:
                             failed = True
                             continue
-                        s = explore(slabel, tmp, strace, work)
+                        s = explore(slabel, tmp, strace, work, model_args)
                     if s is None:
                         failed = True
                         continue
