@@ -208,12 +208,14 @@ Group Group::create_group(const std::string& path) {
   auto& f = state();
   std::string abs = resolve(path);
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_group", f.filename, abs);
+  // The agreed checks make no engine call: a wrapper (collcheck) counts
+  // engine calls as collective, and they would differ between ranks.
   f.agree([&] {
     f.require_writable("create group '" + abs + "'");
     if (abs == "/") throw ExistsError("group '/' already exists in " + f.describe_file());
-    require_absent(abs, "group");
   });
   create_parents(abs);
+  require_absent(abs, "group");
   f.engine->create_group(*f.handle, abs);
   return Group(file_, abs);
 }
@@ -267,9 +269,9 @@ Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) 
   f.agree([&] {
     f.require_writable("create dataset '" + abs + "'");
     validate_spec(spec, abs, f);
-    require_absent(abs, "dataset");
   });
   create_parents(abs);
+  require_absent(abs, "dataset");
   f.engine->create_dataset(*f.handle, abs, spec);
   f.datasets.erase(abs);
   f.dataset_info(abs);
@@ -324,7 +326,6 @@ Layout Dataset::layout() const { return info().layout; }
 Dims Dataset::chunks() const { return info().chunks; }
 
 static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape) {
-  f.require_writable("extend dataset '" + path + "'");
   auto where = "dataset '" + path + "' in " + f.describe_file();
   if (new_shape.size() != cur.shape.size())
     throw SelectionError("cannot extend " + where + " of shape " + dims_to_string(cur.shape) + " to " +
@@ -342,7 +343,9 @@ static void check_extend(const FileState& f, const std::string& path, const Data
 void Dataset::extend(const Dims& new_shape) {
   auto& f = state();
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "extend", f.filename, path_);
-  f.agree([&] { check_extend(f, path_, info(), new_shape); });
+  f.require_writable("extend dataset '" + path_ + "'");
+  const DatasetInfo& cur = info();
+  f.agree([&] { check_extend(f, path_, cur, new_shape); });
   f.flush_pending();
   f.engine->extend(*f.handle, path_, new_shape);
   f.datasets.erase(path_);
@@ -412,10 +415,10 @@ void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* da
 
 void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::size_t n) {
   auto& f = state();
-  f.agree([&] {  // a read is collective: a bad selection on one rank fails it on all
-    f.require_open("read dataset '" + path_ + "'");
-    check_transfer(f, path_, info(), sel, dtype, out, n, "read");
-  });
+  f.require_open("read dataset '" + path_ + "'");
+  const DatasetInfo& inf = info();
+  // A read is collective: a bad selection on one rank fails it on all.
+  f.agree([&] { check_transfer(f, path_, inf, sel, dtype, out, n, "read"); });
   profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read", f.filename, path_,
                       profile::byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
   f.flush_pending();  // a read sees every write issued before it
@@ -435,12 +438,27 @@ static std::string resolve_engine_config(const FileOptions& options, const std::
                                          MPI_Comm comm, int rank) {
   std::string want = options.engine;
   if (const char* env = std::getenv("H5LOOM_ENGINE"); want.empty() && env && *env) want = env;
-  auto wanted = mpi::allgather_strings(comm, want);
-  for (std::size_t r = 1; r < wanted.size(); ++r)
-    if (wanted[r] != wanted[0])
-      throw ConfigError("cannot open " + std::string("file '") + filename + "': rank " + std::to_string(r) +
-                        " asks for engine '" + wanted[r] + "' and rank 0 for '" + wanted[0] +
-                        "' (every rank must choose the same engine)");
+  // One exchange checks the file name, the mode and the engine.
+  const std::string mine = std::to_string(int(mode)) + '\n' + filename + '\n' + want;
+  auto all = mpi::allgather_strings(comm, mine);
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    if (all[r] == all[0]) continue;
+    auto field = [](const std::string& s, int k) {
+      std::size_t a = 0;
+      for (int i = 0; i < k; ++i) a = s.find('\n', a) + 1;
+      return s.substr(a, k == 2 ? std::string::npos : s.find('\n', a) - a);
+    };
+    const std::string who = "rank " + std::to_string(r);
+    if (field(all[r], 1) != field(all[0], 1))
+      throw CollectiveMismatchError("cannot open files: " + who + " opens '" + field(all[r], 1) + "' and rank 0 '" +
+                                    field(all[0], 1) + "' (a file is opened by every rank of the communicator)");
+    if (field(all[r], 0) != field(all[0], 0))
+      throw CollectiveMismatchError("cannot open file '" + filename + "': " + who +
+                                    " opens it in another mode than rank 0 (every rank must use the same mode)");
+    if (field(all[r], 2) != field(all[0], 2))
+      throw ConfigError("cannot open file '" + filename + "': " + who + " asks for engine '" + field(all[r], 2) +
+                        "' and rank 0 for '" + field(all[0], 2) + "' (every rank must choose the same engine)");
+  }
   if (mode != Mode::Read && mode != Mode::ReadWrite) return want.empty() ? "hdf5" : want;
   std::string detected;
   if (rank == 0) detected = engine::detect_engine(filename) + (std::filesystem::exists(filename) ? "" : "?");

@@ -184,3 +184,47 @@ TEST_F(errors, CollectiveMismatchIsReportedNotHung) {
   EXPECT_THROW(g.set_attribute("rank", rank()), CollectiveMismatchError);
   g.set_attribute("same", 1);
 }
+
+// One rank's bad argument to a collective call raises on every rank (with that
+// rank's message), never leaves the others waiting, and the file stays usable.
+TEST_F(errors, OneRankBadArgumentRaisesOnEveryRank) {
+  auto path = file_path();
+  const bool me = rank() == nranks() - 1;  // the one rank that makes the mistake
+  auto f = File::create(path, options());
+  auto ds = f.create_dataset<int32_t>("data", {uint64_t(nranks()) * 2});
+  expect_error<SelectionError>([&] { f.create_dataset<int32_t>("bad", me ? Dims(33, 1) : Dims{4}); },
+                               {"'/bad'", "33 dimensions"});
+  expect_error<SelectionError>([&] { ds.extend(me ? Dims{1} : Dims{uint64_t(nranks()) * 2}); }, {"'/data'"});
+  expect_error<UsageError>([&] { f.set_attribute(me ? "a/b" : "fine", 1); }, {"'a/b'"});
+  expect_error<SelectionError>(
+      [&] { ds.read<int32_t>(me ? Selection::box({uint64_t(nranks()) * 2}, {1}) : Selection::box({0}, {1})); },
+      {"'/data'", "dimension 0"});
+  EXPECT_FALSE(f.exists("bad"));
+  ds.write(Selection::box({2 * uint64_t(rank())}, {2}), std::vector<int32_t>{rank(), rank()});
+  f.set_attribute("fine", 2);
+  f.close();
+  auto r = File::open(path, Mode::Read, options());
+  auto all = r.dataset("data").read<int32_t>();
+  for (int k = 0; k < nranks(); ++k) EXPECT_EQ(all[2 * k], k);
+  EXPECT_EQ(r.attribute("fine").as<int>(), 2);
+}
+
+// Ranks that choose different engines for one file get an error, all of them.
+TEST_F(errors, RanksChoosingDifferentEnginesRaiseOnEveryRank) {
+  if (nranks() < 2) GTEST_SKIP() << "needs at least 2 ranks";
+  FileOptions o = options();
+  if (rank() == 1) o.engine = env().base_engine == "log" ? "hdf5" : "log";
+  expect_error<ConfigError>([&] { File::create(file_path(), o); }, {"every rank must choose the same engine"});
+}
+
+// Ranks that open different files, or one file in different modes, get an error, all of them.
+TEST_F(errors, RanksOpeningDifferentFilesOrModesRaiseOnEveryRank) {
+  if (nranks() < 2) GTEST_SKIP() << "needs at least 2 ranks";
+  auto path = file_path();
+  File::create(path, options()).close();
+  expect_error<CollectiveMismatchError>([&] { File::open(rank() == 1 ? path + ".other" : path, Mode::Read, options()); },
+                                        {"rank 1 opens", "every rank"});
+  expect_error<CollectiveMismatchError>([&] { File::open(path, rank() == 1 ? Mode::ReadWrite : Mode::Read, options()); },
+                                        {"another mode"});
+  File::open(path, Mode::Read, options()).close();  // and then it opens
+}
