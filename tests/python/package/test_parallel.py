@@ -116,3 +116,24 @@ def test_a_write_that_fails_on_one_rank_is_raised_on_every_rank(shared_path, com
     assert raised, f"rank {r}: the flush did not raise the failed write"
     with h5loom.File(path, "r", comm=comm) as f:
         np.testing.assert_array_equal(f["kept"][...], np.repeat(np.arange(n, dtype=np.float64), 100))
+
+
+def test_a_damaged_block_read_by_one_rank_raises_on_every_rank(shared_path, comm):
+    # Issue 13, item 8: rank 0 reads an intact block, the last rank a damaged
+    # one; both raise the CorruptionError (no rank is left waiting in the next
+    # collective call), and the intact data still reads afterwards.
+    r, n = comm.rank, comm.size
+    path = shared_path / "damaged.h5"
+    with h5loom.File(path, "w", comm=comm, engine="log") as f:
+        ds = f.create_dataset("x", shape=(n, 1000), dtype="f8")
+        ds[r] = np.full(1000, float(r))
+    if r == 0:  # damage the last rank's block: the aggregator wrote the rows in rank order
+        with open(str(path) + ".loom/log", "r+b") as fh:
+            fh.seek(4096 + (n - 1) * 8000 + 100)
+            fh.write(b"\xff" * 8)
+    comm.Barrier()
+    with h5loom.File(path, "r", comm=comm) as f:
+        with pytest.raises(h5loom.CorruptionError, match=r"'/x'"):
+            f["x"][n - 1 if r == n - 1 else 0]
+        if n > 1:
+            np.testing.assert_array_equal(f["x"][0], np.zeros(1000))  # still usable, on every rank
