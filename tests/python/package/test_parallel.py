@@ -137,3 +137,22 @@ def test_a_damaged_block_read_by_one_rank_raises_on_every_rank(shared_path, comm
             f["x"][n - 1 if r == n - 1 else 0]
         if n > 1:
             np.testing.assert_array_equal(f["x"][0], np.zeros(1000))  # still usable, on every rank
+
+
+def test_an_attribute_that_differs_by_rank_is_not_committed(shared_path, comm):
+    # Issue 13, item 10: the log takes metadata from rank 0 and the front file
+    # from the last rank; ranks that disagree get an error, all of them, and
+    # the epoch is not committed (the earlier one is).
+    if comm.size < 2:
+        pytest.skip("needs 2 ranks")
+    path = shared_path / "attrs.h5"
+    f = h5loom.File(path, "w", comm=comm, engine="log")
+    f.attrs["same"] = 1
+    f.flush()
+    f.attrs["time"] = float(comm.rank)  # a per-rank clock, say
+    with pytest.raises(h5loom.CollectiveMismatchError, match="rank 1 made different collective calls"):
+        f.flush()
+    with pytest.raises(h5loom.IOError, match="unusable"):
+        f.close()
+    with h5loom.File(path, "r", comm=comm) as g:
+        assert g.attrs["same"] == 1 and "time" not in g.attrs
