@@ -10,6 +10,10 @@ packages=(
   libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev
   chromium chromium-driver
 )
+# `install-deps.sh fuzz` (make fuzz): also Clang with libFuzzer and its sanitizer runtimes.
+if [ "${1:-}" = fuzz ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

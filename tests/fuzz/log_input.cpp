@@ -175,6 +175,8 @@ Bytes encode(const Input& in) {
   return o.b;
 }
 
+constexpr uint64_t kMaxPadded = 4ull << 20;
+
 Files build(const Input& in) {
   Files f;
   const uint64_t unit = in.checksum_unit();
@@ -204,7 +206,16 @@ Files build(const Input& in) {
     ++number;
     // The epoch's data blocks, then its index record.
     Out entries;
-    for (const auto& e : ep.entries) {
+    for (const auto& e0 : ep.entries) {
+      // "pad": the block's data is the input's bytes then zeros up to the raw
+      // nbytes (at most kMaxPadded), so that large blocks cost no input bytes.
+      Entry padded;
+      const bool pad = (e0.flags & 0x80) && (e0.flags & 0x04) && e0.nbytes > e0.data.size() && e0.nbytes <= kMaxPadded;
+      if (pad) {
+        padded = e0;
+        padded.data.resize(e0.nbytes, 0);
+      }
+      const Entry& e = pad ? padded : e0;
       const uint64_t placed = log.b.size();
       log.raw(e.data);
       const uint64_t nbytes = e.flags & 0x04 ? e.nbytes : e.data.size();

@@ -36,7 +36,9 @@
 //            bit 2: raw nbytes (else: the data's length)
 //            bit 3: raw number of checksum units (else: what the data needs)
 //            bit 4: wrong CRC of the entry              bit 5: wrong CRC of the first unit
-//            bit 6: raw epoch (else: the epoch's number) bit 7: unused
+//            bit 6: raw epoch (else: the epoch's number)
+//            bit 7: with bit 2, the block data is padded with zeros up to nbytes (<= 4 MiB):
+//                   large blocks (the reader's direct path) for a few input bytes
 //
 // SEP_EPOCH = FE 45 50 FE ("\xfeEP\xfe"), SEP_BLOCK = FE 42 4B FE ("\xfeBK\xfe").
 #pragma once

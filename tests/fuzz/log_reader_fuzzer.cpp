@@ -34,8 +34,10 @@ std::string g_name;  // g_dir + "/f.h5"
 loomfuzz::Bytes g_front_marker, g_front_plain;
 bool g_allow_std = false;
 
-// Elements read at most per read call (the shapes come from the file).
-constexpr uint64_t kMaxElements = 1 << 16;
+// Elements read at most per read call, and whole datasets read at most (the
+// shapes come from the file): large enough for the reader's direct path
+// (blocks of >= 1 MiB read straight into the caller's buffer).
+constexpr uint64_t kMaxElements = 1 << 21, kMaxBytes = 8 << 20;
 
 [[noreturn]] void finding(const char* where, const std::exception& e) {
   std::fprintf(stderr, "loomfuzz: %s raised a %s, not an h5loom::Error: %s\n", where, typeid(e).name(), e.what());
@@ -117,13 +119,13 @@ void read_dataset(h5loom::Dataset& ds) {
   for (const auto& sel : sels) {
     guarded("read", [&] {
       uint64_t n = sel.num_elements(shape);
-      if (n > kMaxElements) return;
+      if (n > kMaxElements || n * es > kMaxBytes) return;
       buf.assign(std::size_t(n) * es + 1, 0);
       ds.read_raw(sel, dt, buf.data(), std::size_t(n));
     });
   }
   // Converting reads go through another path of the reader.
-  if (small && total > 0)
+  if (small && total > 0 && total <= (1 << 16))
     guarded("read as float64", [&] {
       std::vector<double> v(total);
       ds.read_raw(h5loom::Selection::all(), h5loom::Datatype::Float64, v.data(), v.size());
@@ -137,7 +139,9 @@ void walk(h5loom::File& f) {
     f.visit([&](const std::string& p, h5loom::ObjectKind k) { objects.emplace_back(p, k); });
   });
   guarded("list", [&] { (void)f.list(); });
-  for (const auto& [path, kind] : objects) {
+  for (const auto& object : objects) {
+    const std::string& path = object.first;  // a named variable: lambdas cannot capture bindings (C++17)
+    const h5loom::ObjectKind kind = object.second;
     if (kind == h5loom::ObjectKind::Group) {
       guarded("group", [&] {
         auto g = f.group(path);
