@@ -9,7 +9,7 @@ MPIRUN  := mpirun --oversubscribe --allow-run-as-root
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps venv python build demo test bench conformance-table clean distclean
-.PHONY: test-asan fuzz
+.PHONY: test-asan fuzz fuzz-ci
 
 all: build
 
@@ -44,6 +44,7 @@ test: build
 	rm -rf $(BUILD)/conformance
 	ctest --test-dir $(BUILD) --output-on-failure --timeout 900; status=$$?; \
 	  $(PYTHON) tools/conformance_table.py $(BUILD)/conformance; exit $$status
+	$(MAKE) test-asan fuzz-ci
 
 # The standard benchmark set (docs/benchmarks.md): iotest and every kernel on
 # hdf5 and log at 2 and 4 ranks; CSVs, summaries and plots in $(BUILD)/bench.
@@ -100,17 +101,24 @@ test-asan: deps
 
 # fuzz: the libFuzzer target over the log engine's reader, FUZZ_SECONDS long,
 # from a seed corpus of real files (Clang, ASan+UBSan, in $(FUZZ_BUILD)).
+# fuzz-ci (run by `make test`): the same build's ctest fuzz-seeds, fuzz-replay
+# and fuzz-pass (a 60-second run, H5LOOM_FUZZ_CI_SECONDS).
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_ARGS    ?=
-fuzz:
-	@bash scripts/install-deps.sh fuzz
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON
+FUZZ_CMAKE = CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+             -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON
+fuzz: deps
+	$(FUZZ_CMAKE)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target log_reader_fuzzer make_log_seeds
-	$(FUZZ_BUILD)/tests/fuzz/make_log_seeds $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/seed-files
+	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_BUILD)/tests/fuzz/make_log_seeds $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/seed-files
 	bash tests/fuzz/run_fuzzer.sh $(FUZZ_BUILD)/tests/fuzz/log_reader_fuzzer $(FUZZ_SECONDS) $(FUZZ_BUILD)/fuzz \
 	  $(FUZZ_BUILD)/corpus tests/fuzz/regressions $(FUZZ_ARGS)
+
+fuzz-ci: deps
+	$(FUZZ_CMAKE)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target log_reader_fuzzer make_log_seeds log_reader_replay
+	$(ASAN_ENV) ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R '^fuzz-'
 
 clean:
 	rm -rf $(BUILD)

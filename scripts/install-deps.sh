@@ -9,11 +9,8 @@ packages=(
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
   libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev
   chromium chromium-driver
+  clang libclang-rt-14-dev
 )
-# `install-deps.sh fuzz` (make fuzz): also Clang with libFuzzer and its sanitizer runtimes.
-if [ "${1:-}" = fuzz ]; then
-  packages+=(clang libclang-rt-14-dev)
-fi
 
 missing=()
 for p in "${packages[@]}"; do

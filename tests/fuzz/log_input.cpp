@@ -175,9 +175,50 @@ Bytes encode(const Input& in) {
   return o.b;
 }
 
+namespace {
+
 constexpr uint64_t kMaxPadded = 4ull << 20;
 
-Files build(const Input& in) {
+void cbor_head(Bytes& b, uint8_t major, uint64_t v) {
+  const uint8_t m = uint8_t(major << 5);
+  if (v < 24) {
+    b.push_back(uint8_t(m | v));
+  } else {
+    int n = v < 0x100 ? 1 : v < 0x10000 ? 2 : v < 0x100000000ull ? 4 : 8;
+    b.push_back(uint8_t(m | (n == 1 ? 24 : n == 2 ? 25 : n == 4 ? 26 : 27)));
+    for (int i = n - 1; i >= 0; --i) b.push_back(uint8_t(v >> (8 * i)));
+  }
+}
+void cbor_text(Bytes& b, const char* s) {
+  cbor_head(b, 3, std::strlen(s));
+  b.insert(b.end(), s, s + std::strlen(s));
+}
+
+// Appends {op: front, epoch, size, crc} to a metadata array of fewer than 23
+// elements (the format's binding of the front file, version 2).
+void append_front_op(Bytes& meta, uint64_t epoch, const Bytes& front) {
+  if (meta.empty()) meta.push_back(0x80);
+  if (meta[0] < 0x80 || meta[0] >= 0x97) return;
+  ++meta[0];
+  cbor_head(meta, 5, 4);
+  cbor_text(meta, "op");
+  cbor_text(meta, "front");
+  cbor_text(meta, "epoch");
+  cbor_head(meta, 0, epoch);
+  cbor_text(meta, "size");
+  cbor_head(meta, 0, front.size());
+  cbor_text(meta, "crc");
+  cbor_head(meta, 0, crc32c(front.data(), front.size()));
+}
+
+}  // namespace
+
+uint32_t Input::version() const {
+  static const uint32_t versions[4] = {2, 1, 3, 0};
+  return versions[(front >> 3) & 3];
+}
+
+Files build(const Input& in, const Bytes* front_with_marker, const Bytes* front_without_marker) {
   Files f;
   const uint64_t unit = in.checksum_unit();
   const uint8_t file_id[16] = {'f', 'u', 'z', 'z', 0x10, 0x0d, 0xfe, 0xed, 1, 2, 3, 4, 5, 6, 7, 8};
@@ -185,7 +226,8 @@ Files build(const Input& in) {
   // The log header (4096 bytes).
   Out log;
   log.raw("H5LOOMLG", 8);
-  log.num(in.flags & 0x40 ? 2 : 1, 4);
+  const uint32_t version = in.version();
+  log.num(in.flags & 0x40 ? version + 1 : version, 4);
   log.num(4096, 4);
   log.num(unit, 8);
   log.raw(file_id, 16);
@@ -195,15 +237,33 @@ Files build(const Input& in) {
   // The journal header (64 bytes).
   Out com;
   com.raw("H5LOOMCM", 8);
-  com.num(1, 4);
+  com.num(version, 4);
   com.raw(file_id, 16);
   if (in.flags & 0x02) com.b[12] ^= 0xFF;
   com.num(crc32c(com.b.data(), 28) ^ (in.flags & 0x08 ? 1u : 0u), 4);
   com.b.resize(64, 0);
 
+  // The front file, decided first: version 2 binds it by its checksum in the metadata.
+  f.front = in.front % 4;
+  if (f.front == 1 && front_with_marker) f.front_bytes = *front_with_marker;
+  if (f.front == 2 && front_without_marker) f.front_bytes = *front_without_marker;
+  if (f.front == 3) {
+    f.front_bytes = in.tail;
+    // Garbage, never HDF5: HDF5's own parser is not what this fuzzes.
+    if (!f.front_bytes.empty()) f.front_bytes[0] = 'X';
+  }
   uint64_t number = 0;
-  for (const auto& ep : in.epochs) {
+  for (const auto& ep0 : in.epochs) {
     ++number;
+    Epoch bound;
+    const bool bind = (in.front & 0x04) && f.front != 0 && number == in.epochs.size();
+    if (bind) {
+      bound.flags = ep0.flags, bound.index_epoch = ep0.index_epoch, bound.commit_epoch = ep0.commit_epoch;
+      bound.log_end_delta = ep0.log_end_delta, bound.meta = ep0.meta;
+      append_front_op(bound.meta, number, f.front_bytes);
+    }
+    const Epoch& ep = ep0;
+    const Bytes& meta = bind ? bound.meta : ep0.meta;
     // The epoch's data blocks, then its index record.
     Out entries;
     for (const auto& e0 : ep.entries) {
@@ -252,20 +312,20 @@ Files build(const Input& in) {
     }
     Out idx;
     idx.raw("LIDX", 4);
-    idx.num(ep.flags & 0x10 ? 2 : 1, 4);
+    idx.num(ep.flags & 0x10 ? version + 1 : version, 4);
     idx.num(ep.flags & 0x01 ? ep.index_epoch : number, 8);
-    idx.num(ep.meta.size(), 8);
+    idx.num(meta.size(), 8);
     idx.num(entries.b.size(), 8);
     idx.num(ep.entries.size() + (ep.flags & 0x20 ? 1 : 0), 8);
     idx.num(0, 8);
-    idx.raw(ep.meta);
+    idx.raw(meta);
     idx.raw(entries.b);
     const uint64_t index_offset = log.b.size();
     log.raw(idx.b);
 
     Out rec;
     rec.raw("LCMT", 4);
-    rec.num(ep.flags & 0x40 ? 2 : 1, 4);
+    rec.num(ep.flags & 0x40 ? version + 1 : version, 4);
     rec.num(ep.flags & 0x02 ? ep.commit_epoch : number, 8);
     rec.num(index_offset, 8);
     rec.num(idx.b.size(), 8);
@@ -283,12 +343,6 @@ Files build(const Input& in) {
   f.log = std::move(log.b);
   f.commits = std::move(com.b);
   f.has_commits = !(in.flags & 0x80);
-  f.front = in.front % 4;
-  if (f.front == 3) {
-    f.front_bytes = in.tail;
-    // Garbage, never HDF5: HDF5's own parser is not what this fuzzes.
-    if (!f.front_bytes.empty()) f.front_bytes[0] = 'X';
-  }
   return f;
 }
 
@@ -339,8 +393,8 @@ bool write_files(const Files& files, const std::string& name, const Bytes& front
     ::unlink((dir + "/commits").c_str());
   }
   switch (files.front) {
-    case 1: return put_file(name, front_with_marker);
-    case 2: return put_file(name, front_without_marker);
+    case 1: return put_file(name, files.front_bytes.empty() ? front_with_marker : files.front_bytes);
+    case 2: return put_file(name, files.front_bytes.empty() ? front_without_marker : files.front_bytes);
     case 3: return put_file(name, files.front_bytes);
     default: ::unlink(name.c_str()); return true;
   }

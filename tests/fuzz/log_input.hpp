@@ -17,15 +17,18 @@
 //           bit 2: wrong CRC in the log header       bit 3: wrong CRC in the journal header
 //           bit 4: append the tail bytes to the log (an uncommitted, torn log tail)
 //           bit 5: append up to 63 tail bytes to the journal (a torn commit record)
-//           bit 6: log format version 2               bit 7: no journal at all
+//           bit 6: log header version one higher       bit 7: no journal at all
 //     unit  0: checksum unit 65536; 1..63: 2^(unit % 20); 64..254: that many bytes; 255: raw
-//     front 0 (mod 4): no front file; 1: an HDF5 front file with the log marker attribute;
-//           2: an HDF5 file without the marker; 3: the tail bytes (never an HDF5 signature)
+//     front bits 0-1: 0 no front file; 1 an HDF5 front file with the log marker attribute;
+//           2 an HDF5 file without the marker; 3 the tail bytes (never an HDF5 signature)
+//           bit 2: bind the front file (version 2): the last epoch's metadata gets a
+//                  `front` operation with the size and CRC32C of the front file written
+//           bits 3-4: format version of every header and record: 2, 1, 3 (unknown), 0
 //
 //   epoch  = eflags:u8 [index epoch:u8 if bit 0] [commit epoch:u8 if bit 1]
 //            [log_end delta:i16 if bit 2] metadata CBOR...  (SEP_BLOCK entry)*
-//     eflags bit 3: wrong index CRC in the commit record   bit 4: index record version 2
-//            bit 5: the index header counts one entry more   bit 6: commit record version 2
+//     eflags bit 3: wrong index CRC in the commit record   bit 4: index record version + 1
+//            bit 5: the index header counts one entry more   bit 6: commit record version + 1
 //            bit 7: wrong CRC of the commit record
 //
 //   entry  = bflags:u8 dataset rank nd:u8 counter [epoch if bit 6] [offset if bit 1]
@@ -75,6 +78,7 @@ struct Input {
   Bytes tail;
   std::vector<Epoch> epochs;
   uint64_t checksum_unit() const;
+  uint32_t version() const;
 };
 
 Input decode(const uint8_t* data, std::size_t size);
@@ -88,7 +92,9 @@ struct Files {
   int front = 0;      // 0 none, 1 HDF5 with marker, 2 HDF5 without marker, 3 garbage
   Bytes front_bytes;  // front == 3
 };
-Files build(const Input& in);
+// The HDF5 front files (front forms 1 and 2) are copied from the templates
+// given (else write_files supplies them, unbound).
+Files build(const Input& in, const Bytes* front_with_marker = nullptr, const Bytes* front_without_marker = nullptr);
 
 // Writes `files` as `name`, `name`.loom/log and `name`.loom/commits; the
 // HDF5 front files (front 1 and 2) are taken from `front_with_marker` /

@@ -217,7 +217,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const loomfuzz::Input in = loomfuzz::decode(data, size);
-  const loomfuzz::Files files = loomfuzz::build(in);
+  const loomfuzz::Files files = loomfuzz::build(in, &g_front_marker, &g_front_plain);
   if (!loomfuzz::write_files(files, g_name, g_front_marker, g_front_plain)) {
     std::fprintf(stderr, "loomfuzz: cannot write the files in %s\n", g_dir.c_str());
     std::abort();

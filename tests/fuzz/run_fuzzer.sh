@@ -24,8 +24,8 @@ done
 # libFuzzer checks for leaks input by input (what MPI_Init allocated before the
 # first input is not counted): a leak in the reader is a finding. No check at
 # exit: MPI_Init's allocations are never freed (docs/testing.md).
-export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:leak_check_at_exit=0}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:leak_check_at_exit=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 echo "fuzz: $fuzzer for ${seconds}s; corpus $corpus ($(ls "$corpus" | wc -l) inputs), $(ls "$replay" | wc -l) regression inputs"
 "$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=16384 \
   -dict="$here/log_reader.dict" -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$@" "$corpus" "$replay" 2>&1 | grep -v '^h5loom: warning:' >"$work/fuzz.log"  # the reader's warnings on damaged files
