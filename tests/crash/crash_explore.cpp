@@ -303,7 +303,7 @@ std::vector<CrashPoint> crash_points(const Model& m, const Trace& t) {
     // The page cache survives: the state after every prefix of the operations.
     std::vector<CrashPoint> out;
     for (std::size_t j = 0; j <= t.ops.size(); ++j) {
-      if (j < t.ops.size() && !t.ops[j].changes_state()) continue;
+      if (j < t.ops.size() && (t.ops[j].initial || !t.ops[j].changes_state())) continue;  // the start is whole
       CrashPoint cp;
       cp.at = j < t.ops.size() ? t.ops[j].seq : t.end_seq;
       cp.after = j < t.ops.size() ? "before #" + std::to_string(t.ops[j].seq) + " " + kind_name(t.ops[j].kind) + " " +
