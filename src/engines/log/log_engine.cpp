@@ -364,6 +364,9 @@ class LogEngine final : public engine::Engine {
     });
     if (!creating) {
       bcast_bytes(comm, replay);
+      // The root exists before any epoch: a file that crashed before its first
+      // commit never recorded it, and a writer that reopened it went on without.
+      f->tree["/"].kind = ObjectKind::Group;
       Reader r{replay.data(), replay.size(), 0, f->where()};
       r.raw(f->header.file_id, 16);
       f->header.checksum_unit = r.u64();
@@ -407,7 +410,6 @@ class LogEngine final : public engine::Engine {
       open_round(*f);
     }
     if (creating) record(*f, Json{{"op", "group"}, {"path", "/"}});  // the first epoch records the root
-    f->tree["/"].kind = ObjectKind::Group;  // also in a file that crashed before its first commit
     return f;
   }
 
