@@ -458,3 +458,19 @@ def test_more_than_32_dimensions_are_refused_at_create(tmp_path, engine):
         f.create_dataset("ok", shape=(1,) * 32, dtype="u1")[...] = np.ones((1,) * 32, dtype="u1")
     with h5loom.File(tmp_path / "r.h5", "r") as f:
         assert f["ok"].shape == (1,) * 32
+
+
+def test_a_file_that_crashed_before_its_first_commit_can_be_reopened_and_written(tmp_path):
+    # Found by the crash-state explorer: the root was recorded only by the first
+    # epoch, so a writer reopening such a file made a log no one could open.
+    p = tmp_path / "early.h5"
+    code, out = child("import os, sys, h5loom\nf = h5loom.File(sys.argv[1], 'w', engine='log')\n"
+                      "f.create_dataset('never_committed', shape=(4,), dtype='i4')\nos._exit(0)\n", p)
+    assert code == 0, out
+    with h5loom.File(p, "r") as f:
+        assert list(f.keys()) == []
+    with h5loom.File(p, "r+") as f:
+        f.create_dataset("g/x", shape=(4,), dtype="i4")[...] = np.arange(4, dtype="i4")
+    with h5loom.File(p, "r") as f:
+        np.testing.assert_array_equal(f["g/x"][...], np.arange(4))
+    assert cli("verify", p).returncode == 0
