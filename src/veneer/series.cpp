@@ -196,13 +196,22 @@ Field Step::field(const std::string& name) const {
 
 void ParticleSpecies::set_local_count(uint64_t n) {
   MPI_Comm comm = series_->file.comm();
-  unsigned long long mine = n, before = 0, total = 0;
-  MPI_Exscan(&mine, &before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
-  MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
-  if (series_->file.rank() == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  // Summed in 32-bit halves so that a total past 2^64 - 1 is seen on every
+  // rank instead of wrapping into a small, wrong offset.
+  unsigned long long mine[2] = {n >> 32, n & 0xffffffffull}, before[2] = {0, 0}, total[2] = {0, 0};
+  MPI_Exscan(mine, before, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  MPI_Allreduce(mine, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  if (series_->file.rank() == 0) before[0] = before[1] = 0;  // MPI_Exscan leaves rank 0's result undefined
+  auto join = [](const unsigned long long (&v)[2], uint64_t& out) {
+    return v[0] < (1ull << 32) && !__builtin_add_overflow(uint64_t(v[0]) << 32, uint64_t(v[1]), &out);
+  };
+  uint64_t offset = 0, global = 0;
+  if (!join(total, global) || !join(before, offset))
+    throw SelectionError("particle species '" + name_ + "' in " + series_->where() +
+                         ": the ranks' particle counts add up to more than 2^64 - 1");
   local_count_ = n;
-  offset_ = before;
-  global_count_ = total;
+  offset_ = offset;
+  global_count_ = global;
   counted_ = true;
 }
 
@@ -369,11 +378,11 @@ void Field::write_raw(Datatype dtype, const void* local, const Dims& local_shape
                          dims_to_string(offset) + " must have " + std::to_string(nd) + " dimensions");
   Dims box(nd);
   for (std::size_t k = 0; k < nd; ++k) {
-    if (local_shape[k] < 2 * ghost)
+    if (ghost > local_shape[k] / 2)
       throw SelectionError("write to " + where + ": local shape " + dims_to_string(local_shape) +
                            " is smaller than twice the ghost width " + std::to_string(ghost));
     box[k] = local_shape[k] - 2 * ghost;
-    if (offset[k] + box[k] > shape_[k])
+    if (offset[k] > shape_[k] || box[k] > shape_[k] - offset[k])  // without wrapping
       throw SelectionError("write to " + where + ": box at " + dims_to_string(offset) + " of size " +
                            dims_to_string(box) + " leaves the global grid " + dims_to_string(shape_) +
                            " in dimension " + std::to_string(k));
@@ -406,12 +415,14 @@ void Field::read_raw(Datatype dtype, void* out, const Dims& lo, const Dims& coun
   // The box grown by the halo, clipped to the domain: one read, then placed into a padded result.
   Dims padded(nd), clip_lo(nd), clip_count(nd), at(nd);
   for (std::size_t k = 0; k < nd; ++k) {
-    if (lo[k] + count[k] > shape_[k])
+    if (lo[k] > shape_[k] || count[k] > shape_[k] - lo[k])  // without wrapping
       throw SelectionError("read of " + where + ": box at " + dims_to_string(lo) + " of size " +
                            dims_to_string(count) + " leaves the global grid " + dims_to_string(shape_));
+    if (halo > (~uint64_t(0) - count[k]) / 4)  // the padded result's size must not wrap
+      throw SelectionError("read of " + where + ": halo " + std::to_string(halo) + " is too wide");
     padded[k] = count[k] + 2 * halo;
     clip_lo[k] = lo[k] >= halo ? lo[k] - halo : 0;
-    uint64_t clip_hi = std::min(shape_[k], lo[k] + count[k] + halo);
+    uint64_t clip_hi = std::min(shape_[k], lo[k] + count[k] + std::min(halo, shape_[k]));
     clip_count[k] = clip_hi - clip_lo[k];
     at[k] = clip_lo[k] + halo - lo[k];
   }

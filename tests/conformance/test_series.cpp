@@ -286,6 +286,11 @@ TEST_F(series, MisuseIsReported) {
     auto f = st.field("f", spec);
     std::vector<double> box(9, 0.0);
     EXPECT_THROW(f.write(box.data(), {3, 3}, {2, 2}), SelectionError);  // leaves the grid
+    EXPECT_THROW(f.write(box.data(), {3, 3}, {~uint64_t(0), 0}), SelectionError);  // offset + size would wrap
+    EXPECT_THROW(f.read<double>({~uint64_t(0) - 1, 0}, {2, 2}), SelectionError);  // lo + count would wrap
+    if (nranks() > 1) {  // counts whose sum passes 2^64 - 1: refused on every rank, not wrapped
+      EXPECT_THROW(p.set_local_count(uint64_t(1) << 63), SelectionError);
+    }
     std::vector<float> wrong(4, 0.f);
     EXPECT_THROW(f.write(wrong.data(), {2, 2}, {0, 0}), DatatypeError);
     spec.global_shape = {1, 2, 3, 4};
