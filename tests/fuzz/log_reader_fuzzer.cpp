@@ -8,6 +8,7 @@
 // is fine except a crash, a sanitizer report, a hang, a huge allocation, or an
 // exception that is not an h5loom::Error (the API promises h5loom errors).
 //
+// LOOMFUZZ_VERBOSE=1 prints every h5loom error the harness catches.
 // LOOMFUZZ_ALLOW_STD_EXCEPTIONS=1 lets other std::exceptions through (counted,
 // not fatal), so that a long run can go on past a known finding of that kind
 // and look for memory errors behind it.
@@ -33,6 +34,7 @@ std::string g_dir;
 std::string g_name;  // g_dir + "/f.h5"
 loomfuzz::Bytes g_front_marker, g_front_plain;
 bool g_allow_std = false;
+bool g_verbose = false;  // LOOMFUZZ_VERBOSE=1: print the h5loom errors (to see how far an input gets)
 
 // Elements read at most per read call, and whole datasets read at most (the
 // shapes come from the file): large enough for the reader's direct path
@@ -50,7 +52,8 @@ bool guarded(const char* where, Fn&& fn) {
   try {
     fn();
     return true;
-  } catch (const h5loom::Error&) {
+  } catch (const h5loom::Error& e) {
+    if (g_verbose) std::fprintf(stderr, "loomfuzz: %s: %s\n", where, e.what());
     return false;
   } catch (const std::exception& e) {
     if (!g_allow_std) finding(where, e);
@@ -193,6 +196,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   unsetenv("H5LOOM_CHECK_COLLECTIVE");
   const char* allow = std::getenv("LOOMFUZZ_ALLOW_STD_EXCEPTIONS");
   g_allow_std = allow && *allow && *allow != '0';
+  const char* verbose = std::getenv("LOOMFUZZ_VERBOSE");
+  g_verbose = verbose && *verbose && *verbose != '0';
   const char* base = std::getenv("LOOMFUZZ_TMPDIR");
   if (!base || !*base) base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
   std::string tmpl = std::string(base) + "/loomfuzz-XXXXXX";
