@@ -214,8 +214,8 @@ void append_front_op(Bytes& meta, uint64_t epoch, const Bytes& front) {
 }  // namespace
 
 uint32_t Input::version() const {
-  static const uint32_t versions[4] = {2, 1, 3, 0};
-  return versions[(front >> 3) & 3];
+  static const uint32_t versions[8] = {2, 2, 2, 2, 1, 1, 3, 0};
+  return versions[(front >> 3) & 7];
 }
 
 Files build(const Input& in, const Bytes* front_with_marker, const Bytes* front_without_marker) {
@@ -256,7 +256,7 @@ Files build(const Input& in, const Bytes* front_with_marker, const Bytes* front_
   for (const auto& ep0 : in.epochs) {
     ++number;
     Epoch bound;
-    const bool bind = (in.front & 0x04) && f.front != 0 && number == in.epochs.size();
+    const bool bind = !(in.front & 0x04) && version >= 2 && f.front != 0 && number == in.epochs.size();
     if (bind) {
       bound.flags = ep0.flags, bound.index_epoch = ep0.index_epoch, bound.commit_epoch = ep0.commit_epoch;
       bound.log_end_delta = ep0.log_end_delta, bound.meta = ep0.meta;

@@ -21,9 +21,11 @@
 //     unit  0: checksum unit 65536; 1..63: 2^(unit % 20); 64..254: that many bytes; 255: raw
 //     front bits 0-1: 0 no front file; 1 an HDF5 front file with the log marker attribute;
 //           2 an HDF5 file without the marker; 3 the tail bytes (never an HDF5 signature)
-//           bit 2: bind the front file (version 2): the last epoch's metadata gets a
-//                  `front` operation with the size and CRC32C of the front file written
-//           bits 3-4: format version of every header and record: 2, 1, 3 (unknown), 0
+//           bit 2: do not bind the front file. Else (version >= 2, a front file) the last
+//                  epoch's metadata gets a `front` operation with the size and CRC32C of
+//                  the front file written, as the engine binds it
+//           bits 3-5: format version of every header and record: 0-3: 2, 4-5: 1, 6: 3
+//                  (unknown), 7: 0 (unknown)
 //
 //   epoch  = eflags:u8 [index epoch:u8 if bit 0] [commit epoch:u8 if bit 1]
 //            [log_end delta:i16 if bit 2] metadata CBOR...  (SEP_BLOCK entry)*

@@ -274,8 +274,9 @@ int main(int argc, char** argv) {
       // Variants: the same log under each front-file form and with torn tails.
       const std::vector<std::pair<std::string, std::function<void(loomfuzz::Input&)>>> variants = {
           {"", [](loomfuzz::Input&) {}},
-          {"-front-marker-detect", [](loomfuzz::Input& x) { x.flags = 0x01, x.front = 1 | 0x04; }},
-          {"-version1", [](loomfuzz::Input& x) { x.front = 0x08; }},
+          {"-front-marker-detect", [](loomfuzz::Input& x) { x.flags = 0x01, x.front = 1; }},
+          {"-front-unbound", [](loomfuzz::Input& x) { x.front = 1 | 0x04; }},
+          {"-version1", [](loomfuzz::Input& x) { x.front = 0x20; }},
           {"-no-front-detect", [](loomfuzz::Input& x) { x.flags = 0x01, x.front = 0; }},
           {"-torn-tails", [](loomfuzz::Input& x) {
              x.flags = 0x30;
