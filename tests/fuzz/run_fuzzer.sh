@@ -31,7 +31,9 @@ echo "fuzz: $fuzzer for ${seconds}s; corpus $corpus ($(ls "$corpus" | wc -l) inp
   -dict="$here/log_reader.dict" -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$@" "$corpus" "$replay" 2>&1 | grep -v '^h5loom: warning:' >"$work/fuzz.log"  # the reader's warnings on damaged files
 status=${PIPESTATUS[0]}
 grep -E "^#[0-9]+.*DONE|stat::|ERROR|SUMMARY|==[0-9]+==|loomfuzz:|Test unit written|artifact_prefix" "$work/fuzz.log" | tail -n 40
-if [ $status -ne 0 ]; then
+if [ $status -eq 72 ]; then
+  echo "fuzz: interrupted"
+elif [ $status -ne 0 ]; then
   echo "fuzz: FINDING (exit $status); the log is $work/fuzz.log"
   tail -n 80 "$work/fuzz.log"
 fi
