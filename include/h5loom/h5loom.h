@@ -51,22 +51,31 @@ enum {
   LOOM_ERR_CORRUPTION = 11
 };
 
-typedef enum {
+/* In C++ these enums have int as their type, so that a value outside the
+ * enumerators (a C caller's mistake) is an int the library checks, not
+ * undefined behaviour. The same size and calling convention as in C. */
+#ifdef __cplusplus
+#define LOOM_ENUM_BASE : int
+#else
+#define LOOM_ENUM_BASE
+#endif
+
+typedef enum LOOM_ENUM_BASE {
   LOOM_INT8 = 0, LOOM_INT16, LOOM_INT32, LOOM_INT64,
   LOOM_UINT8, LOOM_UINT16, LOOM_UINT32, LOOM_UINT64,
   LOOM_FLOAT32, LOOM_FLOAT64
 } loom_datatype;
 
-typedef enum { LOOM_MODE_READ = 0, LOOM_MODE_READWRITE, LOOM_MODE_CREATE, LOOM_MODE_CREATE_EXCLUSIVE } loom_mode;
-typedef enum { LOOM_KIND_NONE = 0, LOOM_KIND_GROUP, LOOM_KIND_DATASET } loom_kind;
-typedef enum { LOOM_ATTR_SCALAR = 0, LOOM_ATTR_ARRAY, LOOM_ATTR_STRING, LOOM_ATTR_STRING_ARRAY } loom_attr_kind;
-typedef enum { LOOM_LAYOUT_CONTIGUOUS = 0, LOOM_LAYOUT_CHUNKED } loom_layout;
+typedef enum LOOM_ENUM_BASE { LOOM_MODE_READ = 0, LOOM_MODE_READWRITE, LOOM_MODE_CREATE, LOOM_MODE_CREATE_EXCLUSIVE } loom_mode;
+typedef enum LOOM_ENUM_BASE { LOOM_KIND_NONE = 0, LOOM_KIND_GROUP, LOOM_KIND_DATASET } loom_kind;
+typedef enum LOOM_ENUM_BASE { LOOM_ATTR_SCALAR = 0, LOOM_ATTR_ARRAY, LOOM_ATTR_STRING, LOOM_ATTR_STRING_ARRAY } loom_attr_kind;
+typedef enum LOOM_ENUM_BASE { LOOM_LAYOUT_CONTIGUOUS = 0, LOOM_LAYOUT_CHUNKED } loom_layout;
 
 #define LOOM_UNLIMITED UINT64_MAX
 #define LOOM_MAX_RANK 32
 
 /* How loom_dataset_write treats the buffer. */
-typedef enum {
+typedef enum LOOM_ENUM_BASE {
   LOOM_WRITE_DEFERRED = 0, /* keep the pointer; the buffer must stay valid until the next flush point */
   LOOM_WRITE_COPY = 1      /* copy now; the buffer may be reused at once */
 } loom_write_mode;
@@ -78,7 +87,7 @@ typedef loom_object loom_dataset; /* a dataset */
 
 /* A selection. The arrays are the caller's and are read during the call only.
  * Build one with loom_select_all/none/box/hyperslab. */
-typedef enum { LOOM_SELECT_ALL = 0, LOOM_SELECT_NONE, LOOM_SELECT_HYPERSLAB } loom_selection_kind;
+typedef enum LOOM_ENUM_BASE { LOOM_SELECT_ALL = 0, LOOM_SELECT_NONE, LOOM_SELECT_HYPERSLAB } loom_selection_kind;
 typedef struct {
   loom_selection_kind kind;
   int ndim;
@@ -168,7 +177,7 @@ loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsi
 /* ---- series: steps, particles and block fields (docs/series.md) ----
  * A series is a file in the openPMD or H5Part layout. loom_series_root gives the
  * root group for file attributes; loom_step_group the step's group. */
-typedef enum { LOOM_SERIES_OPENPMD = 0, LOOM_SERIES_H5PART } loom_series_layout;
+typedef enum LOOM_ENUM_BASE { LOOM_SERIES_OPENPMD = 0, LOOM_SERIES_H5PART } loom_series_layout;
 typedef struct loom_series_s loom_series;
 typedef struct loom_step_s loom_step;
 typedef struct loom_particles_s loom_particles;

@@ -1222,7 +1222,7 @@ class LogEngine final : public engine::Engine {
     const std::size_t es = datatype_size(info.dtype);
     const Dims dense = sel.selected_shape(info.shape);
     auto* dst = static_cast<unsigned char*>(out);
-    std::memset(dst, 0, product(dense) * es);  // never-written elements read as 0, as in HDF5
+    if (product(dense) > 0) std::memset(dst, 0, product(dense) * es);  // never-written elements read as 0, as in HDF5
     if (di.entries.empty()) return;
     sort_index(di);
 
