@@ -24,22 +24,6 @@ if(H5LOOM_SANITIZE)
   endif()
   add_compile_options(${_h5loom_san_flags})
   add_link_options(-fsanitize=${_h5loom_san})
-  # Open findings in code that others own (src/; issue 13), each turned off for
-  # its one file and check only, so that the rest of the suite runs under the
-  # sanitizers meanwhile. -DH5LOOM_SANITIZE_KNOWN=ON builds without these
-  # exemptions. Remove an entry when its fix lands; docs/testing.md lists them.
-  option(H5LOOM_SANITIZE_KNOWN "Build without the exemptions for known open sanitizer findings" OFF)
-  if(_h5loom_san MATCHES "(^|,)undefined(,|$)" AND NOT H5LOOM_SANITIZE_KNOWN)
-    # LogEngine::read_selection: memset(out, 0, 0) with out == nullptr when a
-    # 0-element selection is read into an empty vector (conformance
-    # dataset.ZeroSizedDataset on every log configuration).
-    set_source_files_properties(src/engines/log/log_engine.cpp PROPERTIES COMPILE_OPTIONS -fno-sanitize=nonnull-attribute)
-    # The C API takes enums (loom_datatype, ...) from C callers, who may pass any
-    # int; its range checks are right, but loading an out-of-range value through
-    # the C++ enum type is already UB ((loom_datatype)42 in tests/capi). Fixed
-    # when the entry points read the value as an int.
-    set_source_files_properties(src/capi/capi.cpp PROPERTIES COMPILE_OPTIONS -fno-sanitize=enum)
-  endif()
   message(STATUS "h5loom: sanitizers ${_h5loom_san} (${_h5loom_san_flags})")
 endif()
 
