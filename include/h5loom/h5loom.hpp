@@ -176,6 +176,11 @@ class File : public Group {
 
   void flush();  // collective flush point
   void close();  // collective; further calls on this file raise UsageError
+  // For a rank that handles an error (the destructor does this while an
+  // exception unwinds): closes collectively if every rank does the same within
+  // H5LOOM_ERROR_TIMEOUT seconds (10), else ends the job with a message
+  // (MPI_Abort; H5LOOM_ABORT_ON_ERROR=0 leaves the file unclosed instead).
+  void close_on_error();
   bool is_open() const;
 
   const std::string& filename() const;

@@ -585,8 +585,11 @@ class File(Group):
     def __enter__(self) -> "File":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        if exc_type is None:
+            self.close()
+        else:  # only this rank may be leaving: a collective close would wait forever
+            self._obj.close_on_error()
 
     def __repr__(self) -> str:
         state = "open" if self.is_open else "closed"

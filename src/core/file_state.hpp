@@ -44,6 +44,13 @@ struct FileState {
   // Collective: hands the queued writes to the engine.
   void flush_pending();
   void close();
+  // Closes the file while this rank handles an error (a C++ exception
+  // unwinding, a Python `with` block left by an exception): collectively if
+  // every rank does the same within H5LOOM_ERROR_TIMEOUT seconds (default 10);
+  // else the other ranks are elsewhere and a collective close would wait
+  // forever, so the file is left unclosed and - unless H5LOOM_ABORT_ON_ERROR=0
+  // - the job ends with a message.
+  void close_on_error();
   const DatasetInfo& dataset_info(const std::string& path);
   // "file 'a.h5'" — every error message starts from this.
   std::string describe_file() const { return "file '" + filename + "'"; }

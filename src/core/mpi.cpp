@@ -6,6 +6,8 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
+#include <string>
 
 #include "core/mpi_util.hpp"
 #include "h5loom/h5loom.hpp"
@@ -47,6 +49,41 @@ std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& min
   std::vector<std::string> out(size);
   for (int r = 0; r < size; ++r) out[r] = joined.substr(displs[r], lens[r]);
   return out;
+}
+
+bool abort_on_error() {
+  const char* v = std::getenv("H5LOOM_ABORT_ON_ERROR");
+  return !(v && std::string(v) == "0");
+}
+
+bool all_arrive_within(MPI_Comm comm, double seconds) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size == 1) return true;
+  constexpr int kTag = 0x6c6f6f6d;  // "loom": no other h5loom message uses it
+  static const char token = 1;
+  std::vector<char> got(std::size_t(size), 0);
+  std::vector<MPI_Request> sends, recvs;
+  for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;
+    sends.emplace_back();
+    MPI_Isend(&token, 1, MPI_CHAR, r, kTag, comm, &sends.back());
+    recvs.emplace_back();
+    MPI_Irecv(&got[std::size_t(r)], 1, MPI_CHAR, r, kTag, comm, &recvs.back());
+  }
+  const double deadline = MPI_Wtime() + seconds;
+  for (;;) {
+    int done = 0;
+    MPI_Testall(int(recvs.size()), recvs.data(), &done, MPI_STATUSES_IGNORE);
+    if (done) {
+      MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+      return true;
+    }
+    if (MPI_Wtime() > deadline) return false;  // the requests stay: the caller ends the job or leaks the file
+    struct timespec pause {0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
 }
 
 void throw_error(int code, const std::string& msg) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 
 #include "core/file_state.hpp"
@@ -40,10 +41,29 @@ std::string join_path(const std::string& group, const std::string& name) {
 FileState::~FileState() {
   if (!open) return;
   try {
-    close();
+    if (std::uncaught_exceptions() > 0) close_on_error();  // this rank is leaving because of an error
+    else close();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "h5loom: error while closing %s: %s\n", describe_file().c_str(), e.what());
   }
+}
+
+void FileState::close_on_error() {
+  if (!open) return;
+  double seconds = 10;
+  if (const char* t = std::getenv("H5LOOM_ERROR_TIMEOUT"); t && *t) seconds = std::atof(t);
+  if (size == 1 || mpi::all_arrive_within(comm, seconds)) return close();
+  open = false;
+  std::fprintf(stderr,
+               "h5loom: rank %d leaves %s because of an error while the other ranks go on (they did not close it "
+               "within %g s); it is not closed: writes since its last flush are lost%s\n",
+               rank, describe_file().c_str(), seconds,
+               mpi::abort_on_error() ? "; ending the job (MPI_Abort) so that no rank waits for this one forever"
+                                     : " (H5LOOM_ABORT_ON_ERROR=0)");
+  std::fflush(stderr);
+  if (mpi::abort_on_error()) MPI_Abort(comm, 1);
+  (void)handle.release();  // its destructor may be collective: leaked, like the communicator
+  pending.clear();
 }
 
 void FileState::require_open(const std::string& what) const {
@@ -521,6 +541,7 @@ void File::flush() {
 }
 
 void File::close() { state().close(); }
+void File::close_on_error() { state().close_on_error(); }
 bool File::is_open() const { return state().open; }
 const std::string& File::filename() const { return state().filename; }
 std::string File::engine_name() const { return state().engine->name(); }

@@ -474,3 +474,56 @@ def test_a_file_that_crashed_before_its_first_commit_can_be_reopened_and_written
     with h5loom.File(p, "r") as f:
         np.testing.assert_array_equal(f["g/x"][...], np.arange(4))
     assert cli("verify", p).returncode == 0
+
+
+# ---- item 8: a rank that leaves an open file because of an error ----
+
+MPIEXEC = [os.environ.get("H5LOOM_MPIEXEC", "mpirun"), "--oversubscribe", "--allow-run-as-root", "-n", "2"]
+
+
+def mpirun(*args, env=None, timeout=120):
+    res = subprocess.run([*MPIEXEC, *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                         env={**CLEAN_ENV, "H5LOOM_ERROR_TIMEOUT": "3", **(env or {})})
+    return res.returncode, res.stdout + res.stderr
+
+
+def test_a_cpp_exception_on_one_rank_ends_the_job_instead_of_hanging(tmp_path):
+    # The File's destructor runs while the exception unwinds on one rank; main
+    # catches it. A collective close there would wait forever for the others.
+    code, out = mpirun(BUILD / "tests" / "leave_on_error", tmp_path / "one.h5", "one")
+    assert code != 0 and "leaves file" in out and "MPI_Abort" in out, out
+
+
+def test_a_cpp_exception_on_every_rank_still_closes_the_file(tmp_path):
+    code, out = mpirun(BUILD / "tests" / "leave_on_error", tmp_path / "all.h5", "all")
+    assert code == 3, out  # main's own error code: no abort, the file was closed
+    with h5loom.File(tmp_path / "all.h5", "r") as f:
+        np.testing.assert_array_equal(f["x"][...], np.repeat([0.0, 1.0], 4))
+
+
+LEAVE_A_WITH_BLOCK = r"""
+import sys
+from mpi4py import MPI
+import numpy as np
+import h5loom
+comm = MPI.COMM_WORLD
+try:
+    with h5loom.File(sys.argv[1], "w", comm=comm, engine=sys.argv[3]) as f:
+        f.create_dataset("x", shape=(2 * comm.size,), dtype="f8")[2 * comm.rank:2 * comm.rank + 2] = 1.0
+        f.flush()
+        if sys.argv[2] == "all" or comm.rank == 1:
+            raise RuntimeError("the analysis failed")
+        f["x"][...]  # the other rank goes on to a collective read
+except RuntimeError:
+    sys.exit(3)
+"""
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log"])
+def test_leaving_a_with_block_on_one_rank_ends_the_job(tmp_path, engine):
+    code, out = mpirun(sys.executable, "-c", LEAVE_A_WITH_BLOCK, tmp_path / "w.h5", "one", engine)
+    assert code != 0 and "leaves file" in out, out
+    code, out = mpirun(sys.executable, "-c", LEAVE_A_WITH_BLOCK, tmp_path / "w.h5", "all", engine)
+    assert code == 3, out
+    with h5loom.File(tmp_path / "w.h5", "r") as f:
+        np.testing.assert_array_equal(f["x"][...], np.ones(4))
