@@ -180,7 +180,7 @@ class File : public Group {
   // exception unwinds): closes collectively if every rank does the same within
   // H5LOOM_ERROR_TIMEOUT seconds (10), else ends the job with a message
   // (MPI_Abort; H5LOOM_ABORT_ON_ERROR=0 leaves the file unclosed instead).
-  void close_on_error();
+  void close_on_error(const std::string& error = {});  // `error`: what happened, for the message
   bool is_open() const;
 
   const std::string& filename() const;

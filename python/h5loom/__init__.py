@@ -585,11 +585,12 @@ class File(Group):
     def __enter__(self) -> "File":
         return self
 
-    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is None:
             self.close()
         else:  # only this rank may be leaving: a collective close would wait forever
-            self._obj.close_on_error()
+            import traceback  # the error is printed if the job must end here
+            self._obj.close_on_error("".join(traceback.format_exception(exc_type, exc, tb)))
 
     def __repr__(self) -> str:
         state = "open" if self.is_open else "closed"

@@ -25,6 +25,9 @@ struct FileState {
   std::string filename;
   Mode mode = Mode::Read;
   MPI_Comm comm = MPI_COMM_NULL;  // our duplicate of the user's communicator
+  // Another duplicate, used only to find out whether every rank is closing the
+  // file (close and close_on_error each enter one barrier on it); none at 1 rank.
+  MPI_Comm closing_comm = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
   bool open = false;
@@ -50,7 +53,7 @@ struct FileState {
   // else the other ranks are elsewhere and a collective close would wait
   // forever, so the file is left unclosed and - unless H5LOOM_ABORT_ON_ERROR=0
   // - the job ends with a message.
-  void close_on_error();
+  void close_on_error(const std::string& error = {});
   const DatasetInfo& dataset_info(const std::string& path);
   // "file 'a.h5'" — every error message starts from this.
   std::string describe_file() const { return "file '" + filename + "'"; }

@@ -44,11 +44,11 @@ void share_first_error(MPI_Comm comm, int rank, CaughtError& e);
 // agree on ends the job (MPI_Abort) rather than risk a rank waiting forever.
 bool abort_on_error();
 
-// Not collective: true if every rank of comm calls this within `seconds`
-// (point-to-point messages with a tag of its own, so it cannot match any
-// other call); false if some rank did not come (it is elsewhere: in another
-// collective call, say). For a rank that leaves because of an error and does
-// not know whether the others do too.
+// A barrier that gives up: true if every rank of comm enters it within
+// `seconds` (< 0: waits as long as it takes), false if some rank did not come
+// (it is elsewhere: in another collective call, say). comm must serve nothing
+// else. For a rank that leaves because of an error and does not know whether
+// the others do too.
 bool all_arrive_within(MPI_Comm comm, double seconds);
 
 // Collective: runs fn on every rank; if it failed on any, every rank raises

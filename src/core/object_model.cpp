@@ -48,12 +48,16 @@ FileState::~FileState() {
   }
 }
 
-void FileState::close_on_error() {
+void FileState::close_on_error(const std::string& error) {
   if (!open) return;
   double seconds = 10;
   if (const char* t = std::getenv("H5LOOM_ERROR_TIMEOUT"); t && *t) seconds = std::atof(t);
-  if (size == 1 || mpi::all_arrive_within(comm, seconds)) return close();
+  if (closing_comm == MPI_COMM_NULL || mpi::all_arrive_within(closing_comm, seconds)) {
+    if (closing_comm != MPI_COMM_NULL) MPI_Comm_free(&closing_comm);  // the barrier is passed: close() skips it
+    return close();
+  }
   open = false;
+  if (!error.empty()) std::fprintf(stderr, "%s%s", error.c_str(), error.back() == '\n' ? "" : "\n");
   std::fprintf(stderr,
                "h5loom: rank %d leaves %s because of an error while the other ranks go on (they did not close it "
                "within %g s); it is not closed: writes since its last flush are lost%s\n",
@@ -93,6 +97,8 @@ void FileState::flush_pending() {
 void FileState::close() {
   if (!open) return;
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "close", filename);
+  // Every rank closing tells a rank in close_on_error that it may close too.
+  if (closing_comm != MPI_COMM_NULL) mpi::all_arrive_within(closing_comm, -1);
   open = false;  // even if the engine fails below, the handle is gone
   struct FreeComm {
     MPI_Comm& c;
@@ -101,7 +107,7 @@ void FileState::close() {
       MPI_Finalized(&finalized);
       if (!finalized && c != MPI_COMM_NULL) MPI_Comm_free(&c);
     }
-  } free_comm{comm};
+  } free_comm{comm}, free_closing{closing_comm};
   try {
     flush_pending();
   } catch (...) {
@@ -509,11 +515,13 @@ static std::shared_ptr<FileState> open_state(const std::string& filename, Mode m
   MPI_Comm_dup(user, &st->comm);
   MPI_Comm_rank(st->comm, &st->rank);
   MPI_Comm_size(st->comm, &st->size);
+  if (st->size > 1) MPI_Comm_dup(st->comm, &st->closing_comm);
   try {
     st->engine = engine::make_engine(resolve_engine_config(options, filename, mode, st->comm, st->rank));
     st->handle = st->engine->open(filename, mode, st->comm);
   } catch (...) {
     MPI_Comm_free(&st->comm);
+    if (st->closing_comm != MPI_COMM_NULL) MPI_Comm_free(&st->closing_comm);
     throw;
   }
   st->open = true;
@@ -541,7 +549,7 @@ void File::flush() {
 }
 
 void File::close() { state().close(); }
-void File::close_on_error() { state().close_on_error(); }
+void File::close_on_error(const std::string& error) { state().close_on_error(error); }
 bool File::is_open() const { return state().open; }
 const std::string& File::filename() const { return state().filename; }
 std::string File::engine_name() const { return state().engine->name(); }

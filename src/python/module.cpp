@@ -223,7 +223,7 @@ NB_MODULE(_core, m) {
       })
       .def("flush", &File::flush)
       .def("close", &File::close)
-      .def("close_on_error", &File::close_on_error)
+      .def("close_on_error", &File::close_on_error, nb::arg("error") = "")
       .def_prop_ro("is_open", &File::is_open)
       .def_prop_ro("filename", &File::filename)
       .def_prop_ro("engine", &File::engine_name)
