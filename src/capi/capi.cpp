@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/mpi_util.hpp"
 #include "h5loom/h5loom.hpp"
 #include "h5loom/series.hpp"
 
@@ -266,11 +267,6 @@ int collective_id(const char* function) {
 
 const char* collective_name(int id) { return id >= 0 && id < kCollectiveCount ? kCollective[id] : "?"; }
 
-bool abort_on_error() {
-  const char* v = std::getenv("H5LOOM_ABORT_ON_ERROR");
-  return !(v && std::strcmp(v, "0") == 0);
-}
-
 // An error this rank cannot agree on with the others: a NULL handle (no
 // communicator to agree on), or ranks found in different collective calls. In
 // a job of more than one rank the others may be waiting for this one in a
@@ -278,7 +274,7 @@ bool abort_on_error() {
 // H5LOOM_ABORT_ON_ERROR=0 (then the caller gets the status and must make sure
 // no rank waits).
 loom_status unagreed(loom_status status) {
-  if (status == LOOM_OK || !abort_on_error()) return status;
+  if (status == LOOM_OK || !h5loom::mpi::abort_on_error()) return status;
   int initialized = 0, finalized = 0, size = 1, rank = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
