@@ -51,6 +51,14 @@ std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& min
   return out;
 }
 
+std::string bcast_string(MPI_Comm comm, int root, std::string s) {
+  int n = int(s.size());
+  MPI_Bcast(&n, 1, MPI_INT, root, comm);
+  s.resize(std::size_t(n));
+  MPI_Bcast(s.data(), n, MPI_CHAR, root, comm);
+  return s;
+}
+
 bool abort_on_error() {
   const char* v = std::getenv("H5LOOM_ABORT_ON_ERROR");
   return !(v && std::string(v) == "0");

@@ -12,6 +12,8 @@ namespace h5loom::mpi {
 
 // Every rank's string, indexed by rank (collective).
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine);
+// Root's string, on every rank (collective).
+std::string bcast_string(MPI_Comm comm, int root, std::string s);
 
 // ---- error agreement: an error on some ranks is raised on every rank ----
 

@@ -464,31 +464,31 @@ static std::string resolve_engine_config(const FileOptions& options, const std::
                                          MPI_Comm comm, int rank) {
   std::string want = options.engine;
   if (const char* env = std::getenv("H5LOOM_ENGINE"); want.empty() && env && *env) want = env;
-  // One exchange checks the file name, the mode and the engine.
-  const std::string mine = std::to_string(int(mode)) + '\n' + filename + '\n' + want;
-  auto all = mpi::allgather_strings(comm, mine);
-  for (std::size_t r = 1; r < all.size(); ++r) {
-    if (all[r] == all[0]) continue;
-    auto field = [](const std::string& s, int k) {
-      std::size_t a = 0;
-      for (int i = 0; i < k; ++i) a = s.find('\n', a) + 1;
-      return s.substr(a, k == 2 ? std::string::npos : s.find('\n', a) - a);
-    };
-    const std::string who = "rank " + std::to_string(r);
-    if (field(all[r], 1) != field(all[0], 1))
-      throw CollectiveMismatchError("cannot open files: " + who + " opens '" + field(all[r], 1) + "' and rank 0 '" +
-                                    field(all[0], 1) + "' (a file is opened by every rank of the communicator)");
-    if (field(all[r], 0) != field(all[0], 0))
+  // Each rank compares its file name, mode and engine with rank 0's (one
+  // broadcast); the lowest rank that differs names itself in the error every
+  // rank raises.
+  // NUL separates the fields: no C string (a path, a JSON configuration) holds one.
+  const std::string mine = std::to_string(int(mode)) + '\0' + want + '\0' + filename;
+  const std::string first = mpi::bcast_string(comm, 0, mine);
+  mpi::agree(comm, [&] {
+    if (mine == first) return;
+    const std::size_t a = first.find('\0'), b = first.find('\0', a + 1);
+    const std::string first_mode = first.substr(0, a), first_want = first.substr(a + 1, b - a - 1),
+                      first_file = first.substr(b + 1);
+    const std::string who = "rank " + std::to_string(rank);
+    if (filename != first_file)
+      throw CollectiveMismatchError("cannot open files: " + who + " opens '" + filename + "' and rank 0 '" +
+                                    first_file + "' (a file is opened by every rank of the communicator)");
+    if (std::to_string(int(mode)) != first_mode)
       throw CollectiveMismatchError("cannot open file '" + filename + "': " + who +
                                     " opens it in another mode than rank 0 (every rank must use the same mode)");
-    if (field(all[r], 2) != field(all[0], 2))
-      throw ConfigError("cannot open file '" + filename + "': " + who + " asks for engine '" + field(all[r], 2) +
-                        "' and rank 0 for '" + field(all[0], 2) + "' (every rank must choose the same engine)");
-  }
+    throw ConfigError("cannot open file '" + filename + "': " + who + " asks for engine '" + want +
+                      "' and rank 0 for '" + first_want + "' (every rank must choose the same engine)");
+  });
   if (mode != Mode::Read && mode != Mode::ReadWrite) return want.empty() ? "hdf5" : want;
   std::string detected;
   if (rank == 0) detected = engine::detect_engine(filename) + (std::filesystem::exists(filename) ? "" : "?");
-  detected = mpi::allgather_strings(comm, detected)[0];
+  detected = mpi::bcast_string(comm, 0, detected);
   const bool exists = detected.back() != '?';
   if (!exists) detected.pop_back();
   if (want.empty()) return detected;
