@@ -267,6 +267,7 @@ struct Hdf5File : FileHandle {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   std::map<std::string, Hid> datasets;  // open datasets, kept until close
+  std::map<std::string, bool> fill_never;  // per dataset read: written with fill time "never" (it never changes)
 };
 
 class Hdf5Engine final : public engine::Engine {
@@ -552,7 +553,7 @@ class Hdf5Engine final : public engine::Engine {
     static char dummy;
     // A dataset written with fill time "never" (by anyone) leaves the elements
     // of storage never allocated untouched in the buffer: h5loom reads them as 0.
-    if (out && fill_time_is_never(ds)) std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
+    if (out && fill_time_is_never(f, path, ds)) std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
     auto read_mine = [&] {
       check(H5Dread(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
             "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
@@ -686,10 +687,12 @@ class Hdf5Engine final : public engine::Engine {
                    "opening '" + path + "' in file '" + f.name + "'");
   }
 
-  static bool fill_time_is_never(hid_t ds) {
+  static bool fill_time_is_never(Hdf5File& f, const std::string& path, hid_t ds) {
+    auto it = f.fill_never.find(path);
+    if (it != f.fill_never.end()) return it->second;  // reads come in loops: ask HDF5 once
     Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading dataset properties");
     H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
-    return H5Pget_fill_time(dcpl.get(), &ft) >= 0 && ft == H5D_FILL_TIME_NEVER;
+    return f.fill_never[path] = H5Pget_fill_time(dcpl.get(), &ft) >= 0 && ft == H5D_FILL_TIME_NEVER;
   }
 
   static Dims current_shape(hid_t space) {
