@@ -11,6 +11,7 @@
 
 #include <h5loom/engine.hpp>
 #include <h5loom/h5loom.hpp>
+#include <h5loom/tools.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -141,12 +142,8 @@ int main(int argc, char** argv) {
 
     // ---- h5loom: one dataset per step, each rank writes its z-slab; a flush ends each step ----
     // Like the raw file, the old file goes before the clock starts (truncating it is not I/O).
-    if (rank == 0)  // every file the engine keeps for this name (the log engine keeps three)
-      for (const auto& p : h5loom::engine::make_engine(!a.engine.empty()          ? a.engine
-                                                       : std::getenv("H5LOOM_ENGINE") ? std::getenv("H5LOOM_ENGINE")
-                                                                                      : "hdf5")
-                               ->files(h5path))
-        std::remove(p.c_str());
+    // Every piece of storage the engine that wrote it keeps for this name.
+    if (rank == 0 && !h5loom::file_storage(h5path).empty()) h5loom::remove_file(h5path);
     loom.write_s = std::min(loom.write_s, timed([&] {
       auto f = h5loom::File::create(h5path, opts);
       engine_name = f.engine_name();

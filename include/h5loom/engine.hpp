@@ -1,29 +1,56 @@
-// The engine interface: the one small set of operations every storage engine
-// implements. The object model (h5loom.hpp) checks every argument once and then
-// calls exactly one of these; an engine only does the work. See docs/engines.md.
+// The engine interface (version 2): the one small set of operations every
+// storage engine implements. The object model (h5loom.hpp) checks every
+// argument once and then calls exactly one of these; an engine only does the
+// work. docs/engines.md walks through writing an engine and a wrapper.
 //
 // Conventions every engine can rely on (the object model guarantees them):
 //  * Paths are absolute and normalised ("/a/b"); the root group is "/".
 //  * The parent group of a path to create exists; the name does not.
 //  * Datasets, groups and attributes passed to non-create calls exist.
-//  * Selections have been validated against the dataset's current shape, and
-//    memory types equal the dataset's type.
-//  * Every call is collective over the file's communicator: all ranks make the
-//    same calls on the same objects in the same order. Only the *contents* of
-//    write() batches and read() selections differ between ranks.
+//  * Selections have been validated against the dataset's current shape,
+//    memory types equal the dataset's type, buffers hold exactly the selection.
+//  * Every call on an open file is collective over the file's communicator
+//    (all ranks make the same calls on the same objects in the same order),
+//    except put(): each rank puts its own writes, as many as it likes.
 //
-// A wrapper engine (e.g. collcheck) owns an inner engine and forwards to it,
-// like an HDF5 pass-through VOL connector; see src/engines/collcheck.
+// The contract every engine keeps:
+//  * Ownership: a Write's buffer is Owned (the engine may keep it, as long as
+//    it likes), borrowed UntilFlush (valid until the next flush() on the file
+//    has completed) or borrowed DuringCall (valid only inside put(): copy it or
+//    write it out before returning). WriteBuffer::keep() turns any of them
+//    into an owned one.
+//  * Time: flush() and read() may return a Request that completes later (an
+//    async engine); null means the operation is complete. Errors of a put()
+//    are raised at the next flush's completion, and errors of an operation
+//    that completes later at its wait(), on every rank.
+//  * Visible vs durable: after flush(Visible) completes on every rank, reads
+//    by any rank see every write put before it; flush(Durable) also makes them
+//    survive a crash (as far as the engine's sync setting goes). Reads never
+//    force durability. close() is a durable flush.
+//  * Errors are h5loom errors naming the file and object (IOError for storage
+//    failures, NotFoundError for a missing file, ExistsError for
+//    CreateExclusive on an existing one, CorruptionError for damaged files),
+//    raised on every rank when the call is collective.
+//
+// A wrapper engine (collcheck, trace) derives from ForwardingEngine
+// (forwarding_engine.hpp) and overrides only what it changes.
 #pragma once
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "h5loom/selection.hpp"
 #include "h5loom/types.hpp"
+
+// Bumped when the Engine class changes incompatibly; plugins are refused if
+// theirs differs (engine_plugin.hpp).
+#define H5LOOM_ENGINE_ABI_VERSION 2
 
 namespace h5loom::engine {
 
@@ -34,19 +61,109 @@ enum class OpenMode {
   CreateExclusive,  // new file; fails with ExistsError if it exists
 };
 
+// How far a flush goes (see the contract above).
+enum class FlushLevel { Visible, Durable };
+
+// What probe() says about a storage location.
+enum class Claim {
+  No,        // not this engine's (or nothing there)
+  Readable,  // a format this engine reads, written by anyone (any HDF5 file, for hdf5)
+  Mine,      // written by this engine (its own marker); wins over Readable
+};
+
 // Engine-specific state of one open file. Engines derive from it.
 class FileHandle {
  public:
   virtual ~FileHandle() = default;
 };
 
-// One deferred write: `data` points at a dense buffer of selection.num_elements()
-// elements of the dataset's type, valid until write() returns.
-struct WriteRequest {
+// ---- the memory of a write -------------------------------------------------
+
+enum class Lifetime {
+  Owned,       // shared ownership: valid while the engine holds the WriteBuffer
+  UntilFlush,  // borrowed: valid until the next flush() on the file has completed
+  DuringCall,  // borrowed: valid only during put()
+};
+
+class WriteBuffer {
+ public:
+  WriteBuffer() = default;
+  static WriteBuffer owned(std::shared_ptr<const void> owner, const void* data) {
+    return WriteBuffer(data, Lifetime::Owned, std::move(owner));
+  }
+  static WriteBuffer borrowed(const void* data, Lifetime lifetime) { return WriteBuffer(data, lifetime, nullptr); }
+
+  const void* data() const { return data_; }
+  Lifetime lifetime() const { return lifetime_; }
+  // An owned buffer with the same bytes: shares the owner if there is one,
+  // else copies `bytes` bytes (the only copy h5loom makes of a write).
+  WriteBuffer keep(std::size_t bytes) const;
+
+ private:
+  WriteBuffer(const void* data, Lifetime lifetime, std::shared_ptr<const void> owner)
+      : data_(data), lifetime_(lifetime), owner_(std::move(owner)) {}
+  const void* data_ = nullptr;
+  Lifetime lifetime_ = Lifetime::DuringCall;
+  std::shared_ptr<const void> owner_;
+};
+
+// One write of one rank: `elements` elements of `dtype`, dense, row-major, for
+// `selection` of dataset `dataset`.
+struct Write {
   std::string dataset;
   Selection selection = Selection::none();
   Datatype dtype = Datatype::Float64;
-  const void* data = nullptr;
+  uint64_t elements = 0;
+  WriteBuffer buffer;
+
+  std::size_t bytes() const { return static_cast<std::size_t>(elements) * datatype_size(dtype); }
+  const unsigned char* data() const { return static_cast<const unsigned char*>(buffer.data()); }
+  // The same write with an owned buffer (see WriteBuffer::keep).
+  Write kept() const;
+};
+
+// ---- operations that complete later -----------------------------------------
+
+class Request {
+ public:
+  virtual ~Request() = default;
+  // Local and non-blocking: has the operation finished on this rank? Never raises.
+  virtual bool test() = 0;
+  // Waits for the operation, and raises its error. Collective when the
+  // operation was (flush, read): every rank waits, and an error on any rank
+  // is raised on every rank. Called once.
+  virtual void wait() = 0;
+};
+// Null: the operation completed when the call returned.
+using RequestPtr = std::unique_ptr<Request>;
+
+// Waits for `request` if there is one.
+inline void wait(RequestPtr request) {
+  if (request) request->wait();
+}
+
+// ---- what engines report about files -----------------------------------------
+
+// Ordered key/value pairs, for people and tools (`h5loom info`, `describe()`).
+using Properties = std::vector<std::pair<std::string, std::string>>;
+
+// One piece of storage a file is made of (a local file, an object).
+struct StoragePiece {
+  std::string location;
+  uint64_t bytes = 0;
+};
+
+// What verify() found. `counts` are engine-defined ("epochs", "blocks",
+// "data_bytes", ...), `notes` things that are not errors (a torn tail a crash
+// left, which readers ignore), `errors` what makes the file unsound.
+struct VerifyReport {
+  std::string engine;
+  std::vector<std::pair<std::string, uint64_t>> counts;
+  std::vector<std::string> notes;
+  std::vector<std::string> errors;
+  bool ok() const { return errors.empty(); }
+  uint64_t count(const std::string& key) const;  // 0 if absent
+  void add(const std::string& key, uint64_t n);  // adds to an existing count
 };
 
 class Engine {
@@ -55,71 +172,81 @@ class Engine {
 
   // The name this engine was registered under ("hdf5"); wrappers prefix theirs ("collcheck>hdf5").
   virtual std::string name() const = 0;
-  // The conformance groups (file, group, dataset, attribute, selection, datatype,
-  // extend, errors) the engine claims to pass; the suite skips the others.
+  // The conformance groups the engine claims to pass (tests/conformance); the
+  // suite skips the others, and the table shows them as skipped, never passed.
   virtual std::vector<std::string> conformance_groups() const = 0;
 
-  // ---- files -----------------------------------------------------------
-  virtual std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) = 0;
-  // Makes every write issued so far durable in the file (as far as the storage layer goes).
-  virtual void flush(FileHandle& f) = 0;
-  virtual void close(FileHandle& f) = 0;
-  // The files on disk that make up the file named `path` (for tools: size, copy, remove).
-  virtual std::vector<std::string> files(const std::string& path) const { return {path}; }
-  // A short description of the engine's on-disk layout and knobs, for `h5loom info`.
-  virtual std::string describe(FileHandle& f) = 0;
+  // ---- storage: whole files, not open (one process, no MPI) ------------------
+  // A location is a path today; an object-store engine takes a URL. These
+  // never need the file to be open, so tools ask every registered engine.
 
-  // ---- groups and links --------------------------------------------------
+  // Is the file at `location` this engine's? Cheap (reads a few bytes), never throws.
+  virtual Claim probe(const std::string& location) const noexcept = 0;
+  // The pieces the file is made of (for sizes, copies, removal); empty if nothing is there.
+  virtual std::vector<StoragePiece> storage(const std::string& location) const;
+  // Removes every piece; NotFoundError if nothing is there.
+  virtual void remove(const std::string& location) const;
+  // The engine's own consistency checks (checksums, journals). nullopt: the
+  // engine has none beyond reading every dataset, which the tools then do.
+  virtual std::optional<VerifyReport> verify(const std::string& location) const { return std::nullopt; }
+
+  // ---- open files --------------------------------------------------------------
+  virtual std::unique_ptr<FileHandle> open(const std::string& location, OpenMode mode, MPI_Comm comm) = 0;
+  virtual RequestPtr flush(FileHandle& f, FlushLevel level) = 0;
+  // Writes whatever was put and not flushed, durably, and releases the handle.
+  virtual void close(FileHandle& f) = 0;
+  // The engine's layout and knobs for this file ("engine", "ranks", ...), for `h5loom info`.
+  virtual Properties describe(FileHandle& f) = 0;
+
+  // ---- groups --------------------------------------------------------------
   virtual ObjectKind kind(FileHandle& f, const std::string& path) = 0;
   virtual void create_group(FileHandle& f, const std::string& path) = 0;
   // Names (not paths) of the members of a group, sorted.
   virtual std::vector<std::string> list(FileHandle& f, const std::string& group) = 0;
 
-  // ---- datasets ----------------------------------------------------------
+  // ---- datasets ------------------------------------------------------------
   virtual void create_dataset(FileHandle& f, const std::string& path, const DatasetSpec& spec) = 0;
   virtual DatasetInfo dataset_info(FileHandle& f, const std::string& path) = 0;
   // New shape: no dimension shrinks, none exceeds max_shape.
   virtual void extend(FileHandle& f, const std::string& path, const Dims& new_shape) = 0;
 
-  // ---- data transfer -----------------------------------------------------
-  // Each rank passes its own list (possibly empty) of writes, issued in order.
-  virtual void write(FileHandle& f, const std::vector<WriteRequest>& requests) = 0;
-  // Optional and NOT collective: an engine may take one write at once - copy
-  // it into a buffer of its own, or write it out - instead of the object model
-  // queueing it until the next flush point (one copy instead of two, no
-  // allocation per write). It must not raise I/O errors here (the other ranks
-  // would not know): they are raised at the next collective call.
-  // Returns true if it took the write; false (the default) to have it queued
-  // and passed to write() later. The object model stages a write only when
-  // nothing is queued before it, so the order of writes is kept. The
-  // arguments are those of a WriteRequest; `data` is valid only during the call.
-  virtual bool stage(FileHandle& f, const std::string& dataset, const Selection& selection, Datatype dtype,
-                     const void* data) {
-    (void)f, (void)dataset, (void)selection, (void)dtype, (void)data;
-    return false;
-  }
-  // Each rank reads its own selection (possibly none) into a dense buffer.
-  virtual void read(FileHandle& f, const std::string& path, const Selection& sel, Datatype dtype,
-                    void* out) = 0;
+  // ---- data ------------------------------------------------------------------
+  // NOT collective: one write of this rank. The engine may write it now, copy
+  // it, or keep it (by the buffer's lifetime) until a flush. It must not raise
+  // storage errors here (the other ranks would not know): they are raised at
+  // the next flush, on every rank.
+  virtual void put(FileHandle& f, Write write) = 0;
+  // Each rank reads its own selection (possibly none) into a dense buffer,
+  // which must stay valid until the returned request (if any) completes.
+  // The object model flushes (Visible) before it, so the engine sees every
+  // write put before the read.
+  virtual RequestPtr read(FileHandle& f, const std::string& path, const Selection& sel, Datatype dtype,
+                          void* out) = 0;
 
-  // ---- attributes (on "/" , a group or a dataset) ------------------------
+  // ---- attributes (on "/", a group or a dataset) --------------------------------
   virtual bool has_attribute(FileHandle& f, const std::string& object, const std::string& name) = 0;
   // Creates or overwrites. Every rank passes the same value.
   virtual void write_attribute(FileHandle& f, const std::string& object, const std::string& name,
                                const AttributeValue& value) = 0;
-  virtual AttributeValue read_attribute(FileHandle& f, const std::string& object,
-                                        const std::string& name) = 0;
+  virtual AttributeValue read_attribute(FileHandle& f, const std::string& object, const std::string& name) = 0;
   virtual std::vector<std::string> list_attributes(FileHandle& f, const std::string& object) = 0;
 };
+
+// The engine of new files when nobody chose one.
+inline constexpr const char* kDefaultEngine = "hdf5";
 
 // Builds an engine stack from a configuration: an engine name ("hdf5") or a JSON
 // object ({"engine": "hdf5", "wrappers": ["collcheck"], "hdf5": {...knobs}}).
 // Throws ConfigError naming the unknown engine or key.
 std::unique_ptr<Engine> make_engine(const std::string& config);
-// The engine that wrote an existing file, from what is on disk: "log" for a
-// log-engine file, otherwise "hdf5". Used when opening without an engine choice.
-std::string detect_engine(const std::string& path);
-// Names of the registered base engines and wrappers.
+// The engine that wrote an existing file: every registered engine is probed,
+// and the strongest claim wins (Mine over Readable). Empty if none claims it
+// (nothing there, or a format no engine reads).
+std::string detect_engine(const std::string& location);
+// The engine named `name`, with default knobs: for storage operations
+// (probe, storage, remove, verify) on files it wrote.
+std::unique_ptr<Engine> storage_engine(const std::string& name);
+// Names of the registered base engines and wrappers (built in and plugins).
 std::vector<std::string> engine_names();
 std::vector<std::string> wrapper_names();
 

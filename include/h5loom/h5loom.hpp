@@ -31,6 +31,8 @@
 namespace h5loom {
 
 using Mode = engine::OpenMode;
+// How far File::flush goes: Visible (later reads see the writes) or Durable (they also survive a crash).
+using FlushLevel = engine::FlushLevel;
 
 struct FileOptions {
   // The ranks that share the file. MPI is initialised on first use if the
@@ -174,7 +176,8 @@ class File : public Group {
   File& operator=(File&&) = default;
   ~File();
 
-  void flush();  // collective flush point
+  // Collective flush point: every write so far reaches the file, durably by default.
+  void flush(FlushLevel level = FlushLevel::Durable);
   void close();  // collective; further calls on this file raise UsageError
   // For a rank that handles an error (the destructor does this while an
   // exception unwinds): closes collectively if every rank does the same within
@@ -190,7 +193,7 @@ class File : public Group {
   int rank() const;
   int size() const;
   MPI_Comm comm() const;
-  std::size_t pending_writes() const;  // deferred writes not yet flushed on this rank
+  std::size_t pending_writes() const;  // writes this rank made since the last flush point
 
  private:
   explicit File(std::shared_ptr<detail::FileState> f);

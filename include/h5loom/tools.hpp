@@ -1,4 +1,6 @@
-// Whole-file operations behind `h5loom convert` and `h5loom verify`.
+// Whole-file operations behind `h5loom convert`, `verify`, `info` and the
+// benchmarks. They work for every engine: the engine that wrote a file is
+// found by asking every registered engine (engine::detect_engine).
 #pragma once
 
 #include <string>
@@ -15,17 +17,17 @@ namespace h5loom {
 void convert_file(const std::string& in, const std::string& out, const FileOptions& in_options = {},
                   const FileOptions& out_options = {});
 
-struct VerifyResult {
-  std::string engine;
-  uint64_t epochs = 0, blocks = 0, data_bytes = 0;
-  uint64_t torn_log_bytes = 0, torn_commit_bytes = 0;  // log engine: an interrupted tail (ignored)
-  std::vector<std::string> errors;                     // empty: the file is sound
-  bool ok() const { return errors.empty(); }
-};
+using VerifyResult = engine::VerifyReport;
 
-// Checks a whole file. Log-engine files: every header, commit record, index
-// record and data checksum, and reports a torn tail. Other files: opens the
-// file and reads every dataset. Runs on the calling process alone.
-VerifyResult verify_file(const std::string& path);
+// Checks a whole file: the engine's own checks (the log engine: every header,
+// commit record, index record and data checksum, and a torn tail), else opens
+// the file and reads every dataset. Runs on the calling process alone.
+VerifyResult verify_file(const std::string& location);
+
+// The storage an existing file is made of, by the engine that wrote it (or
+// `engine`, a name or configuration, if given); empty if nothing is there.
+std::vector<engine::StoragePiece> file_storage(const std::string& location, const std::string& engine = "");
+// Removes every piece of an existing file; NotFoundError if nothing is there.
+void remove_file(const std::string& location, const std::string& engine = "");
 
 }  // namespace h5loom

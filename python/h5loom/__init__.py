@@ -567,16 +567,21 @@ class File(Group):
 
     @property
     def pending_writes(self) -> int:
-        """Deferred writes of this rank not yet flushed."""
+        """Writes this rank made since the last flush point."""
         return self._obj.pending_writes
 
     def describe(self) -> str:
         """Engine, layout and knobs in effect."""
         return self._obj.describe()
 
-    def flush(self) -> None:
-        """Collective flush point: deferred writes execute and the data reaches storage."""
-        self._obj.flush()
+    def flush(self, durable: bool = True) -> None:
+        """Collective flush point: every write so far reaches the file.
+
+        ``durable=True`` (the default) also makes it survive a crash (as far as
+        the engine's ``sync`` setting goes); ``durable=False`` only makes it
+        visible to later reads, which is cheaper for engines that sync.
+        """
+        self._obj.flush(durable)
 
     def close(self) -> None:
         """Collective: flush and close. Closing twice is harmless."""

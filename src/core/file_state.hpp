@@ -1,6 +1,7 @@
 // The state behind every File, Group and Dataset handle of one open file:
-// the engine stack, the engine's file handle, the queue of deferred writes and a
-// cache of dataset shapes (so that write() can validate without engine calls).
+// the engine stack, the engine's file handle and a cache of dataset shapes (so
+// that write() can validate without engine calls). Deferred writes are the
+// engine's: each is put() at once, with its buffer's lifetime.
 #pragma once
 
 #include <functional>
@@ -12,12 +13,6 @@
 #include "h5loom/h5loom.hpp"
 
 namespace h5loom::detail {
-
-struct PendingWrite {
-  engine::WriteRequest request;
-  // Owns the buffer when h5loom does (write_copy, moved vectors, bindings); null otherwise.
-  std::shared_ptr<const void> keep_alive;
-};
 
 struct FileState {
   std::unique_ptr<engine::Engine> engine;
@@ -31,7 +26,7 @@ struct FileState {
   int rank = 0;
   int size = 1;
   bool open = false;
-  std::vector<PendingWrite> pending;
+  std::size_t unflushed_puts = 0;  // writes put on this rank since the last flush point
   std::map<std::string, DatasetInfo> datasets;
 
   ~FileState();
@@ -44,8 +39,9 @@ struct FileState {
   // any rank, every rank raises that rank's error (one rank's mistake must not
   // leave the others waiting in the call).
   void agree(const std::function<void()>& check) const;
-  // Collective: hands the queued writes to the engine.
-  void flush_pending();
+  // Collective: a flush point. Every write put so far becomes visible to reads
+  // (Visible) or also durable (Durable); borrowed buffers are released.
+  void flush(engine::FlushLevel level = engine::FlushLevel::Visible);
   void close();
   // Closes the file while this rank handles an error (a C++ exception
   // unwinding, a Python `with` block left by an exception): collectively if

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <filesystem>
 
 #include "core/file_state.hpp"
 #include "core/mpi_util.hpp"
@@ -67,7 +66,6 @@ void FileState::close_on_error(const std::string& error) {
   std::fflush(stderr);
   if (mpi::abort_on_error()) MPI_Abort(comm, 1);
   (void)handle.release();  // its destructor may be collective: leaked, like the communicator
-  pending.clear();
 }
 
 void FileState::require_open(const std::string& what) const {
@@ -84,14 +82,9 @@ void FileState::require_writable(const std::string& what) const {
   if (mode == Mode::Read) throw ReadOnlyError("cannot " + what + ": " + describe_file() + " is open read-only");
 }
 
-void FileState::flush_pending() {
-  std::vector<engine::WriteRequest> requests;
-  requests.reserve(pending.size());
-  for (auto& p : pending) requests.push_back(p.request);
-  // Clear first: a failed engine write must not be replayed by a later flush.
-  auto keep_alive = std::move(pending);
-  pending.clear();
-  engine->write(*handle, requests);
+void FileState::flush(engine::FlushLevel level) {
+  unflushed_puts = 0;  // even if it fails: the engine does not replay failed writes
+  engine::wait(engine->flush(*handle, level));
 }
 
 void FileState::close() {
@@ -109,7 +102,7 @@ void FileState::close() {
     }
   } free_comm{comm}, free_closing{closing_comm};
   try {
-    flush_pending();
+    flush();
   } catch (...) {
     engine->close(*handle);
     handle.reset();
@@ -372,7 +365,7 @@ void Dataset::extend(const Dims& new_shape) {
   f.require_writable("extend dataset '" + path_ + "'");
   const DatasetInfo& cur = info();
   f.agree([&] { check_extend(f, path_, cur, new_shape); });
-  f.flush_pending();
+  f.flush();
   f.engine->extend(*f.handle, path_, new_shape);
   f.datasets.erase(path_);
   f.dataset_info(path_);
@@ -405,9 +398,9 @@ void Dataset::write_raw(const Selection& sel, Datatype dtype, const void* data, 
   enqueue_write(sel, dtype, data, n, std::move(keep_alive), /*copy=*/false);
 }
 
-// Every write ends here: checked, then either taken by the engine at once
-// (Engine::stage: an engine with its own buffer) or queued until the next
-// flush point - with a copy of the data if the caller's buffer is only valid now.
+// Every write ends here: checked, then put() to the engine with its buffer's
+// lifetime - copied by whoever keeps it (write_copy), borrowed until the next
+// flush point (write), or owned (moved vectors, Python arrays).
 void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* data, std::size_t n,
                             std::shared_ptr<const void> keep_alive, bool copy) {
   auto& f = state();
@@ -420,23 +413,18 @@ void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* da
   profile::Scope prof(profile::Layer::Api, profile::Kind::Write, "write", f.filename, path_,
                       profiling ? profile::byte_offset(sel, inf) : 0, uint64_t(n) * datatype_size(dtype));
   if (n == 0) return;  // nothing to move; the rank still joins the collective flush
-  // A copying write may be taken by the engine at once (one copy instead of
-  // two). Not the others: their buffer is read at the flush point, as
-  // documented. And only behind an empty queue, so writes stay in order.
-  if (copy && f.pending.empty() && f.engine->stage(*f.handle, path_, sel, dtype, data)) return;
-  detail::PendingWrite p;
-  p.request.dataset = path_;
-  p.request.selection = sel;
-  p.request.dtype = dtype;
-  p.request.data = data;
-  if (copy) {
-    auto owned = std::make_shared<std::vector<unsigned char>>(n * datatype_size(dtype));
-    std::memcpy(owned->data(), data, owned->size());
-    p.request.data = owned->data();
-    keep_alive = std::move(owned);
-  }
-  p.keep_alive = std::move(keep_alive);
-  f.pending.push_back(std::move(p));
+  engine::Write w;
+  w.dataset = path_;
+  w.selection = sel;
+  w.dtype = dtype;
+  w.elements = n;
+  using engine::Lifetime;
+  using engine::WriteBuffer;
+  w.buffer = copy ? WriteBuffer::borrowed(data, Lifetime::DuringCall)
+             : keep_alive ? WriteBuffer::owned(std::move(keep_alive), data)
+                          : WriteBuffer::borrowed(data, Lifetime::UntilFlush);
+  f.engine->put(*f.handle, std::move(w));
+  ++f.unflushed_puts;
 }
 
 void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::size_t n) {
@@ -447,8 +435,8 @@ void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::siz
   f.agree([&] { check_transfer(f, path_, inf, sel, dtype, out, n, "read"); });
   profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read", f.filename, path_,
                       profile::byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
-  f.flush_pending();  // a read sees every write issued before it
-  f.engine->read(*f.handle, path_, sel, dtype, out);
+  f.flush();  // a read sees every write issued before it (visible, not necessarily durable)
+  engine::wait(f.engine->read(*f.handle, path_, sel, dtype, out));
 }
 
 // ---- File -------------------------------------------------------------------------
@@ -485,14 +473,13 @@ static std::string resolve_engine_config(const FileOptions& options, const std::
     throw ConfigError("cannot open file '" + filename + "': " + who + " asks for engine '" + want +
                       "' and rank 0 for '" + first_want + "' (every rank must choose the same engine)");
   });
-  if (mode != Mode::Read && mode != Mode::ReadWrite) return want.empty() ? "hdf5" : want;
+  if (mode != Mode::Read && mode != Mode::ReadWrite) return want.empty() ? engine::kDefaultEngine : want;
+  // Which engine's the file is: rank 0 probes every engine (empty: none claims it).
   std::string detected;
-  if (rank == 0) detected = engine::detect_engine(filename) + (std::filesystem::exists(filename) ? "" : "?");
+  if (rank == 0) detected = engine::detect_engine(filename);
   detected = mpi::bcast_string(comm, 0, detected);
-  const bool exists = detected.back() != '?';
-  if (!exists) detected.pop_back();
-  if (want.empty()) return detected;
-  if (mode == Mode::ReadWrite && (exists || detected != "hdf5")) {
+  if (want.empty()) return detected.empty() ? engine::kDefaultEngine : detected;
+  if (mode == Mode::ReadWrite && !detected.empty()) {
     // Writing through another engine would replace or corrupt the file: refuse.
     std::string base = engine::make_engine(want)->name();
     base = base.substr(base.rfind('>') + 1);
@@ -540,12 +527,11 @@ File File::open(const std::string& filename, Mode mode, const FileOptions& optio
   return File(open_state(filename, mode, options));
 }
 
-void File::flush() {
+void File::flush(FlushLevel level) {
   auto& f = state();
   f.require_open("flush");
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "flush", f.filename);
-  f.flush_pending();
-  f.engine->flush(*f.handle);
+  f.flush(level);
 }
 
 void File::close() { state().close(); }
@@ -556,12 +542,14 @@ std::string File::engine_name() const { return state().engine->name(); }
 std::string File::describe() const {
   auto& f = state();
   f.require_open("describe");
-  return f.engine->describe(*f.handle);
+  std::string text;
+  for (const auto& [key, value] : f.engine->describe(*f.handle)) text += key + ": " + value + "\n";
+  return text;
 }
 Mode File::mode() const { return state().mode; }
 int File::rank() const { return state().rank; }
 int File::size() const { return state().size; }
 MPI_Comm File::comm() const { return state().comm; }
-std::size_t File::pending_writes() const { return state().pending.size(); }
+std::size_t File::pending_writes() const { return state().unflushed_puts; }
 
 }  // namespace h5loom

@@ -5,33 +5,25 @@
 //
 // Wrappers are listed outermost first. H5LOOM_CHECK_COLLECTIVE=1 adds the
 // collcheck wrapper on top of whatever was configured, H5LOOM_PROFILE=DIR the
-// trace wrapper on top of that.
+// trace wrapper on top of that. Engines come from the engine folders (CMake
+// generates the table) and from plugins (H5LOOM_PLUGIN_PATH).
+#include <dirent.h>
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
+#include <set>
 
 #include "engine/registry.hpp"
-#include "engines/log/log_internal.hpp"
 
 namespace h5loom::engine {
 
 namespace {
 
-const std::map<std::string, EngineFactory>& engines() {
-  static const std::map<std::string, EngineFactory> table = {
-      {"hdf5", make_hdf5_engine},
-      {"log", make_log_engine},
-  };
-  return table;
-}
-
-const std::map<std::string, WrapperFactory>& wrappers() {
-  static const std::map<std::string, WrapperFactory> table = {
-      {"collcheck", make_collcheck_wrapper},
-      {"trace", make_trace_wrapper},
-  };
-  return table;
-}
+const std::map<std::string, EngineFactory>& engines() { return registry().engines(); }
+const std::map<std::string, WrapperFactory>& wrappers() { return registry().wrappers(); }
 
 template <class Map>
 std::string names_of(const Map& m) {
@@ -46,6 +38,101 @@ bool env_flag(const char* name) {
 }
 
 }  // namespace
+
+// ---- the registry -----------------------------------------------------------------
+
+void Registry::require_free(const std::string& name) const {
+  if (name.empty() || name.find_first_of(">{}\"' ") != std::string::npos)
+    throw ConfigError("cannot register engine '" + name + "': a name is a non-empty word");
+  if (engines_.count(name) || wrappers_.count(name))
+    throw ConfigError("cannot register engine '" + name + "': the name is taken");
+}
+
+void Registry::add_engine(const std::string& name, EngineFactory factory) {
+  require_free(name);
+  engines_.emplace(name, std::move(factory));
+}
+
+void Registry::add_wrapper(const std::string& name, WrapperFactory factory) {
+  require_free(name);
+  wrappers_.emplace(name, std::move(factory));
+}
+
+void load_plugin(const std::string& path) {
+  // RTLD_LOCAL: a plugin's symbols stay its own; it finds ours through its
+  // link to libh5loom. The handle is never closed (its code is in the registry).
+  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) throw ConfigError("cannot load h5loom plugin '" + path + "': " + ::dlerror());
+  auto abi = reinterpret_cast<int (*)()>(::dlsym(lib, "h5loom_plugin_abi_version"));
+  auto reg = reinterpret_cast<void (*)(Registry*)>(::dlsym(lib, "h5loom_register_plugin"));
+  if (!abi || !reg)
+    throw ConfigError("'" + path + "' is not an h5loom plugin (it defines no H5LOOM_PLUGIN entry point)");
+  if (abi() != H5LOOM_ENGINE_ABI_VERSION)
+    throw ConfigError("h5loom plugin '" + path + "' was built for engine interface version " +
+                      std::to_string(abi()) + ", this library has version " +
+                      std::to_string(H5LOOM_ENGINE_ABI_VERSION) + ": rebuild it");
+  reg(&registry());
+}
+
+namespace {
+
+// The plugin files H5LOOM_PLUGIN_PATH names: files as given, directories' *.so, sorted.
+std::vector<std::string> plugin_files() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("H5LOOM_PLUGIN_PATH");
+  std::string list = env ? env : "";
+  for (std::size_t i = 0; i <= list.size();) {
+    std::size_t j = list.find(':', i);
+    if (j == std::string::npos) j = list.size();
+    const std::string entry = list.substr(i, j - i);
+    i = j + 1;
+    if (entry.empty()) continue;
+    DIR* dir = ::opendir(entry.c_str());
+    if (!dir) {
+      out.push_back(entry);
+      continue;
+    }
+    std::vector<std::string> found;
+    while (dirent* e = ::readdir(dir)) {
+      std::string name = e->d_name;
+      if (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0) found.push_back(entry + "/" + name);
+    }
+    ::closedir(dir);
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+Registry& registry() {
+  static Registry instance;
+  static std::once_flag builtins;
+  std::call_once(builtins, [] { register_builtin_engines(instance); });
+  // Each plugin is loaded once; one that fails is retried (and its error
+  // raised) at every use. A plugin's registration calls registry() again:
+  // that inner call must not load plugins.
+  static std::recursive_mutex mutex;
+  static std::set<std::string> loaded;
+  static bool loading = false;
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  if (!loading) {
+    loading = true;
+    try {
+      for (const auto& path : plugin_files())
+        if (!loaded.count(path)) {
+          load_plugin(path);
+          loaded.insert(path);
+        }
+    } catch (...) {
+      loading = false;
+      throw;
+    }
+    loading = false;
+  }
+  return instance;
+}
 
 Knobs::Knobs(std::string section, const Json& object) : section_(std::move(section)), object_(object) {
   if (!object_.is_null() && !object_.is_object())
@@ -126,7 +213,23 @@ std::unique_ptr<Engine> make_engine(const std::string& config) {
   return e;
 }
 
-std::string detect_engine(const std::string& path) { return logengine::is_log_file(path) ? "log" : "hdf5"; }
+std::unique_ptr<Engine> storage_engine(const std::string& name) {
+  auto ef = engines().find(name);
+  if (ef == engines().end())
+    throw ConfigError("unknown engine '" + name + "' (registered engines: " + names_of(engines()) + ")");
+  Knobs knobs(name, Json());
+  return ef->second(knobs);
+}
+
+std::string detect_engine(const std::string& location) {
+  std::string best;
+  Claim strongest = Claim::No;
+  for (const auto& [name, _] : engines()) {
+    const Claim c = storage_engine(name)->probe(location);
+    if (c > strongest) strongest = c, best = name;
+  }
+  return best;
+}
 
 std::vector<std::string> engine_names() {
   std::vector<std::string> out;

@@ -221,7 +221,8 @@ NB_MODULE(_core, m) {
                              const std::string& engine) {
         return File::open(name, static_cast<Mode>(mode), options(comm_f, engine));
       })
-      .def("flush", &File::flush)
+      .def("flush", [](File& f, bool durable) { f.flush(durable ? FlushLevel::Durable : FlushLevel::Visible); },
+           nb::arg("durable") = true)
       .def("close", &File::close)
       .def("close_on_error", &File::close_on_error, nb::arg("error") = "")
       .def_prop_ro("is_open", &File::is_open)

@@ -1,9 +1,9 @@
-// convert_file and verify_file (include/h5loom/tools.hpp): written against the
-// public object model, so that they work for every engine.
+// Whole-file tools (include/h5loom/tools.hpp): written against the public
+// object model and the engines' storage operations, so that they work for
+// every engine and name none.
 #include <algorithm>
 #include <functional>
 
-#include "engines/log/log_internal.hpp"
 #include "h5loom/engine.hpp"
 #include "h5loom/tools.hpp"
 
@@ -68,28 +68,44 @@ void convert_file(const std::string& in, const std::string& out, const FileOptio
   dst.close();
 }
 
-VerifyResult verify_file(const std::string& path) {
+namespace {
+
+// The base engine (for storage operations) of a configuration, or of the file.
+std::unique_ptr<engine::Engine> storage_engine_for(const std::string& location, const std::string& config) {
+  std::string name = config.empty() ? engine::detect_engine(location) : engine::make_engine(config)->name();
+  name = name.substr(name.rfind('>') + 1);  // wrappers do not change storage
+  return engine::storage_engine(name.empty() ? engine::kDefaultEngine : name);
+}
+
+}  // namespace
+
+std::vector<engine::StoragePiece> file_storage(const std::string& location, const std::string& engine) {
+  return storage_engine_for(location, engine)->storage(location);
+}
+
+void remove_file(const std::string& location, const std::string& engine) {
+  storage_engine_for(location, engine)->remove(location);
+}
+
+VerifyResult verify_file(const std::string& location) {
+  const std::string name = engine::detect_engine(location);
+  if (!name.empty())
+    if (auto own = engine::storage_engine(name)->verify(location)) return *own;
   VerifyResult r;
-  r.engine = engine::detect_engine(path);
-  if (r.engine == "log") {
-    auto rep = logengine::verify_log(path);
-    r.epochs = rep.epochs, r.blocks = rep.blocks, r.data_bytes = rep.data_bytes;
-    r.torn_log_bytes = rep.torn_log_bytes, r.torn_commit_bytes = rep.torn_commit_bytes;
-    r.errors = rep.errors;
-    return r;
-  }
+  r.engine = name.empty() ? std::string(engine::kDefaultEngine) : name;
+  r.counts = {{"datasets", 0}, {"bytes read", 0}};
   try {
     FileOptions o;
     o.comm = MPI_COMM_SELF;
     o.engine = r.engine;
-    auto f = File::open(path, Mode::Read, o);
+    auto f = File::open(location, Mode::Read, o);
     f.visit([&](const std::string& p, ObjectKind kind) {
       if (kind != ObjectKind::Dataset) return;
       auto ds = f.dataset(p);
       std::vector<unsigned char> buf(product(ds.shape()) * datatype_size(ds.dtype()));
       ds.read_raw(Selection::all(), ds.dtype(), buf.data(), product(ds.shape()));
-      ++r.blocks;
-      r.data_bytes += buf.size();
+      r.add("datasets", 1);
+      r.add("bytes read", buf.size());
     });
   } catch (const Error& e) {
     r.errors.push_back(e.what());

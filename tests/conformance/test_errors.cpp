@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "conformance.hpp"
+#include "h5loom/tools.hpp"
 
 using namespace h5loom;
 using conformance::env;
@@ -145,8 +146,9 @@ TEST_F(errors, CorruptAndTruncatedFilesRaise) {
   if (rank() == 0) {
     // Cut the engine's largest file (the one holding the data) in half.
     std::string largest;
-    for (const auto& p : h5loom::engine::make_engine(options().engine)->files(truncated))
-      if (largest.empty() || std::filesystem::file_size(p) > std::filesystem::file_size(largest)) largest = p;
+    for (const auto& piece : h5loom::file_storage(truncated, options().engine))
+      if (largest.empty() || std::filesystem::file_size(piece.location) > std::filesystem::file_size(largest))
+        largest = piece.location;
     std::filesystem::resize_file(largest, std::filesystem::file_size(largest) / 2);
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <h5loom/engine.hpp>
 #include <h5loom/errors.hpp>
+#include <h5loom/tools.hpp>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -148,15 +149,12 @@ std::string csv_field(const std::string& s) {
 
 uint64_t engine_file_size(const std::string& engine, const std::string& path) {
   uint64_t total = 0;
-  struct stat sb;
-  for (const auto& p : engine::make_engine(base_engine(engine))->files(path))
-    if (::stat(p.c_str(), &sb) == 0) total += uint64_t(sb.st_size);
+  for (const auto& piece : file_storage(path, engine)) total += piece.bytes;
   return total;
 }
 
 void remove_engine_files(const std::string& engine, const std::string& path) {
-  for (const auto& p : engine::make_engine(base_engine(engine))->files(path)) ::unlink(p.c_str());
-  ::rmdir((path + ".loom").c_str());
+  if (!file_storage(path, engine).empty()) remove_file(path, engine);
 }
 
 }  // namespace h5loom::bench

@@ -171,8 +171,11 @@ int cmd_info(const std::string& file, const FileOptions& opts, const Printer& ou
   File& f = open_held(file, opts);
   struct stat sb {};
   uint64_t total = 0, on_disk = 0;  // every file the engine keeps for it: apparent size, blocks allocated
-  for (const auto& p : engine::make_engine(opts.engine.empty() ? engine::detect_engine(file) : opts.engine)->files(file))
-    if (::stat(p.c_str(), &sb) == 0) total += uint64_t(sb.st_size), on_disk += uint64_t(sb.st_blocks) * 512;
+  for (const auto& piece : file_storage(file, opts.engine)) {
+    total += piece.bytes;
+    // Blocks allocated, where the piece is a local file (else its size).
+    on_disk += ::stat(piece.location.c_str(), &sb) == 0 ? uint64_t(sb.st_blocks) * 512 : piece.bytes;
+  }
   uint64_t groups = 1, datasets = 0, elements = 0, bytes = 0;
   f.visit([&](const std::string& path, ObjectKind kind) {
     if (kind == ObjectKind::Group) {
@@ -214,14 +217,10 @@ int cmd_verify(const std::string& file, const Printer& out) {
   if (rank != 0) return 0;  // one process reads everything
   auto r = verify_file(file);
   out("%s: engine %s\n", file.c_str(), r.engine.c_str());
-  if (r.engine == "log")
-    out("  %" PRIu64 " committed epochs, %" PRIu64 " blocks, %" PRIu64 " data bytes checked\n", r.epochs, r.blocks,
-        r.data_bytes);
-  else
-    out("  %" PRIu64 " datasets, %" PRIu64 " bytes read\n", r.blocks, r.data_bytes);
-  if (r.torn_log_bytes || r.torn_commit_bytes)
-    out("  torn tail: %" PRIu64 " log bytes and %" PRIu64 " journal bytes after the last commit "
-        "(an interrupted flush; ignored)\n", r.torn_log_bytes, r.torn_commit_bytes);
+  std::string counts;  // "3 committed epochs, 21 blocks, ..."
+  for (const auto& [what, n] : r.counts) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  if (!counts.empty()) out("  %s\n", counts.c_str());
+  for (const auto& note : r.notes) out("  %s\n", note.c_str());
   for (const auto& e : r.errors) out("  ERROR: %s\n", e.c_str());
   out("%s\n", r.ok() ? "OK" : "DAMAGED");
   return r.ok() ? 0 : 3;

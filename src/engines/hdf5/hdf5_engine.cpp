@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <set>
 #include <sstream>
@@ -20,7 +21,6 @@ namespace h5loom::hdf5 {
 
 using engine::FileHandle;
 using engine::OpenMode;
-using engine::WriteRequest;
 
 Dims auto_chunk_dims(const Dims& shape, const Dims& max_shape, std::size_t element_size, uint64_t target_bytes) {
   const std::size_t n = shape.size();
@@ -268,6 +268,9 @@ struct Hdf5File : FileHandle {
   int rank = 0, size = 1;
   std::map<std::string, Hid> datasets;  // open datasets, kept until close
   std::map<std::string, bool> fill_never;  // per dataset read: written with fill time "never" (it never changes)
+  // This rank's writes since the last flush, in order (H5Dwrite happens at the
+  // flush: collective transfers need every rank in every call).
+  std::vector<engine::Write> queued;
 };
 
 class Hdf5Engine final : public engine::Engine {
@@ -280,6 +283,18 @@ class Hdf5Engine final : public engine::Engine {
   std::string name() const override { return "hdf5"; }
   std::vector<std::string> conformance_groups() const override {
     return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors"};
+  }
+
+  // Any HDF5 file is one this engine reads (a file it wrote carries no mark of its own).
+  engine::Claim probe(const std::string& location) const noexcept override {
+    htri_t is_hdf5 = -1;
+#if H5_VERSION_GE(1, 12, 0)
+    H5E_BEGIN_TRY { is_hdf5 = H5Fis_accessible(location.c_str(), H5P_DEFAULT); }
+#else
+    H5E_BEGIN_TRY { is_hdf5 = H5Fis_hdf5(location.c_str()); }
+#endif
+    H5E_END_TRY;
+    return is_hdf5 > 0 ? engine::Claim::Readable : engine::Claim::No;
   }
 
   std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) override {
@@ -354,13 +369,35 @@ class Hdf5Engine final : public engine::Engine {
     return f;
   }
 
-  void flush(FileHandle& fh) override {
+  // Visible: the queued writes go out (H5Dwrite). Durable: and HDF5 flushes
+  // its caches to the file (with MPI-IO, H5Fflush ends in MPI_File_sync).
+  engine::RequestPtr flush(FileHandle& fh, engine::FlushLevel level) override {
     auto& f = cast(fh);
-    check(H5Fflush(f.file.get(), H5F_SCOPE_GLOBAL), "flushing file '" + f.name + "'");
+    std::vector<engine::Write> writes = std::move(f.queued);
+    f.queued.clear();  // a failed write is not retried by a later flush
+    write_all(f, writes);
+    if (level == engine::FlushLevel::Durable)
+      check(H5Fflush(f.file.get(), H5F_SCOPE_GLOBAL), "flushing file '" + f.name + "'");
+    return nullptr;
+  }
+
+  // Kept until the flush; a buffer valid only now is copied.
+  void put(FileHandle& fh, engine::Write w) override {
+    auto& f = cast(fh);
+    f.queued.push_back(w.buffer.lifetime() == engine::Lifetime::DuringCall ? w.kept() : std::move(w));
   }
 
   void close(FileHandle& fh) override {
     auto& f = cast(fh);
+    // What was put and not flushed goes out first; the file is closed even if that fails.
+    std::exception_ptr write_failed;
+    if (!f.queued.empty()) try {
+        std::vector<engine::Write> writes = std::move(f.queued);
+        f.queued.clear();
+        write_all(f, writes);
+      } catch (...) {
+        write_failed = std::current_exception();
+      }
     f.datasets.clear();
     // sync: with MPI-IO, H5Fflush ends in MPI_File_sync (collective, as the
     // close); the other drivers' files are fsync'ed once HDF5 has closed them.
@@ -377,27 +414,30 @@ class Hdf5Engine final : public engine::Engine {
       if (fd >= 0) ::close(fd);
       if (!ok) throw IOError("cannot sync file '" + f.name + "' to storage: " + std::strerror(errno));
     }
+    if (write_failed) std::rethrow_exception(write_failed);
   }
 
-  std::string describe(FileHandle& fh) override {
+  engine::Properties describe(FileHandle& fh) override {
     auto& f = cast(fh);
     unsigned maj, min, rel;
     H5get_libversion(&maj, &min, &rel);
-    std::ostringstream os;
-    os << "engine: hdf5 (native parallel HDF5 " << maj << '.' << min << '.' << rel << ", MPI-IO)\n"
-       << "ranks: " << f.size << "\n"
-       << "transfer: " << (settings_.collective_transfer ? "collective" : "independent")
-       << (f.size == 1 ? " (independent at 1 rank)" : "") << "\n"
-       << "collective_metadata: " << (settings_.collective_metadata ? "true" : "false") << "\n"
-       << "alignment: " << settings_.alignment << " (threshold " << settings_.alignment_threshold << ")\n"
-       << "meta_block_size: " << settings_.meta_block_size << "\n"
-       << "layout: " << (settings_.chunked_by_default ? "chunked" : "contiguous") << " (chunk_target_bytes "
-       << settings_.chunk_target_bytes << ")\n"
-       << "fill_time: " << settings_.fill_time << "\n"
-       << "libver_low: " << settings_.libver_low << "\n"
-       << "sync: " << (settings_.sync ? "true" : "false") << "\n";
-    for (const auto& [k, v] : settings_.mpi_info) os << "mpi_info." << k << ": " << v << "\n";
-    return os.str();
+    auto text = [](auto v) { return std::to_string(v); };
+    engine::Properties p = {
+        {"engine", "hdf5 (native parallel HDF5 " + text(maj) + "." + text(min) + "." + text(rel) + ", MPI-IO)"},
+        {"ranks", text(f.size)},
+        {"transfer", std::string(settings_.collective_transfer ? "collective" : "independent") +
+                         (f.size == 1 ? " (independent at 1 rank)" : "")},
+        {"collective_metadata", settings_.collective_metadata ? "true" : "false"},
+        {"alignment", text(settings_.alignment) + " (threshold " + text(settings_.alignment_threshold) + ")"},
+        {"meta_block_size", text(settings_.meta_block_size)},
+        {"layout", std::string(settings_.chunked_by_default ? "chunked" : "contiguous") + " (chunk_target_bytes " +
+                       text(settings_.chunk_target_bytes) + ")"},
+        {"fill_time", settings_.fill_time},
+        {"libver_low", settings_.libver_low},
+        {"sync", settings_.sync ? "true" : "false"},
+    };
+    for (const auto& [k, v] : settings_.mpi_info) p.emplace_back("mpi_info." + k, v);
+    return p;
   }
 
   ObjectKind kind(FileHandle& fh, const std::string& path) override {
@@ -502,14 +542,14 @@ class Hdf5Engine final : public engine::Engine {
     check(H5Dset_extent(dataset(f, path), dims.data()), "extending dataset '" + path + "' in file '" + f.name + "'");
   }
 
-  void write(FileHandle& fh, const std::vector<WriteRequest>& requests) override {
-    auto& f = cast(fh);
+  // Collective: every rank's queued writes.
+  void write_all(Hdf5File& f, const std::vector<engine::Write>& requests) {
     if (!f.collective) {
       // write() is a collective flush point: no rank may read what another rank
       // wrote independently before that rank has finished writing it - and a
       // write that failed on one rank fails on all (the agreement is the barrier).
       auto write_mine = [&] {
-        for (const auto& r : requests) transfer_write(f, r.dataset, r.selection, r.dtype, r.data);
+        for (const auto& r : requests) transfer_write(f, r.dataset, r.selection, r.dtype, r.data());
       };
       if (f.size > 1) mpi::agree(f.comm, write_mine);
       else write_mine();
@@ -518,7 +558,7 @@ class Hdf5Engine final : public engine::Engine {
     // Collective transfers need every rank in every H5Dwrite call, but ranks queue
     // different numbers of writes. Agree on the datasets and on the largest
     // number of writes per dataset; a rank with fewer joins with an empty selection.
-    std::map<std::string, std::vector<const WriteRequest*>> mine;
+    std::map<std::string, std::vector<const engine::Write*>> mine;
     for (const auto& r : requests) mine[r.dataset].push_back(&r);
     std::vector<std::string> names = union_of_names(f, mine);
     std::vector<long long> counts(names.size());
@@ -532,8 +572,8 @@ class Hdf5Engine final : public engine::Engine {
       std::size_t have = it == mine.end() ? 0 : it->second.size();
       for (long long k = 0; k < counts[i]; ++k) {
         if (static_cast<std::size_t>(k) < have) {
-          const WriteRequest* r = it->second[k];
-          transfer_write(f, r->dataset, r->selection, r->dtype, r->data);
+          const engine::Write* r = it->second[k];
+          transfer_write(f, r->dataset, r->selection, r->dtype, r->data());
         } else {
           transfer_write(f, names[i], Selection::none(), Datatype::UInt8, nullptr);
         }
@@ -541,14 +581,15 @@ class Hdf5Engine final : public engine::Engine {
     }
   }
 
-  void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype, void* out) override {
+  engine::RequestPtr read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype,
+                          void* out) override {
     auto& f = cast(fh);
     hid_t ds = dataset(f, path);
     Hid fspace = checked(H5Dget_space(ds), H5Sclose, "reading the dataspace of '" + path + "'");
     Dims shape = current_shape(fspace.get());
     // An empty dataset has no storage address; collective H5Dread would trip over it.
     // Every rank sees the same shape, so all skip together.
-    if (product(shape) == 0) return;
+    if (product(shape) == 0) return nullptr;
     Hid mspace = select(fspace.get(), sel, shape);
     static char dummy;
     // A dataset written with fill time "never" (by anyone) leaves the elements
@@ -561,6 +602,7 @@ class Hdf5Engine final : public engine::Engine {
     // Independent reads may fail on one rank only (a damaged chunk): every rank raises it.
     if (!f.collective && f.size > 1) mpi::agree(f.comm, read_mine);
     else read_mine();
+    return nullptr;
   }
 
   bool has_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
@@ -715,7 +757,7 @@ class Hdf5Engine final : public engine::Engine {
 
   // Every dataset name that any rank has writes for, in one agreed (sorted) order.
   static std::vector<std::string> union_of_names(Hdf5File& f,
-                                                 const std::map<std::string, std::vector<const WriteRequest*>>& mine) {
+                                                 const std::map<std::string, std::vector<const engine::Write*>>& mine) {
     std::string packed;
     for (const auto& [name, _] : mine) packed += name + '\0';
     std::set<std::string> names;

@@ -31,7 +31,6 @@ namespace h5loom::logengine {
 using engine::FileHandle;
 using engine::Json;
 using engine::OpenMode;
-using engine::WriteRequest;
 using namespace logfmt;
 
 constexpr uint64_t MiB = 1024 * 1024;
@@ -337,8 +336,38 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors", "series"};
   }
-  std::vector<std::string> files(const std::string& path) const override {
-    return {path, log_path(path), commits_path(path)};
+  // ---- storage ----
+  engine::Claim probe(const std::string& location) const noexcept override {
+    try {
+      return is_log_file(location) ? engine::Claim::Mine : engine::Claim::No;
+    } catch (...) {
+      return engine::Claim::No;
+    }
+  }
+  // The front file, the log, the journal and the writer lock (in NAME.loom/).
+  std::vector<engine::StoragePiece> storage(const std::string& path) const override {
+    std::vector<engine::StoragePiece> out;
+    for (const auto& p : {path, log_path(path), commits_path(path), lock_path(path)}) {
+      struct stat st {};
+      if (::stat(p.c_str(), &st) == 0) out.push_back({p, static_cast<uint64_t>(st.st_size)});
+    }
+    return out;
+  }
+  void remove(const std::string& path) const override {
+    Engine::remove(path);
+    ::rmdir(directory_of(path).c_str());  // left if something else is in it
+  }
+  std::optional<engine::VerifyReport> verify(const std::string& path) const override {
+    auto rep = verify_log(path);
+    engine::VerifyReport r;
+    r.engine = "log";
+    r.counts = {{"committed epochs", rep.epochs}, {"blocks", rep.blocks}, {"data bytes checked", rep.data_bytes}};
+    if (rep.torn_log_bytes || rep.torn_commit_bytes)
+      r.notes.push_back("torn tail: " + std::to_string(rep.torn_log_bytes) + " log bytes and " +
+                        std::to_string(rep.torn_commit_bytes) +
+                        " journal bytes after the last commit (an interrupted flush; ignored)");
+    r.errors = rep.errors;
+    return r;
   }
 
   std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) override {
@@ -413,9 +442,16 @@ class LogEngine final : public engine::Engine {
     return f;
   }
 
-  void flush(FileHandle& fh) override {
+  // Visible: the writes put so far join the log (what the object model's
+  // write batch did). Durable: and the epoch commits. Reads commit too
+  // (read()), so Visible alone does not make data readable yet.
+  engine::RequestPtr flush(FileHandle& fh, engine::FlushLevel level) override {
     auto& f = cast(fh);
-    writing(f, [&] { commit(f); });
+    std::vector<engine::Write> writes = std::move(f.queued);
+    f.queued.clear();  // failed writes are not retried by a later flush
+    write_batch(f, writes);
+    if (level == engine::FlushLevel::Durable) writing(f, [&] { commit(f); });
+    return nullptr;
   }
 
   void close(FileHandle& fh) override {
@@ -474,23 +510,26 @@ class LogEngine final : public engine::Engine {
     share_error(f.comm, builder, front);
   }
 
-  std::string describe(FileHandle& fh) override {
+  engine::Properties describe(FileHandle& fh) override {
     auto& f = static_cast<LogFile&>(fh);
     std::size_t blocks = 0;
     for (const auto& di : f.index) blocks += di.entries.size();
-    std::ostringstream o;
-    o << "engine log (log-structured), format version " << kVersion << "\n"
-      << "  log: " << log_path(f.path) << ", " << f.log_end << " bytes valid in " << f.epoch << " epochs, "
-      << blocks << " blocks in " << f.datasets.size() << " datasets\n"
-      << "  checksums: CRC32C per " << f.header.checksum_unit << " bytes of data, per block entry and per index\n";
-    if (f.torn_bytes) o << "  torn tail: " << f.torn_bytes << " bytes after the last commit (ignored)\n";
-    if (!f.failed.empty()) o << "  unusable: " << f.failed << "\n";
-    if (!f.damage.empty()) o << "  DAMAGED: " << f.damage << " (reading the " << f.epoch << " intact epochs)\n";
+    auto text = [](auto v) { return std::to_string(v); };
+    engine::Properties p = {
+        {"engine", "log (log-structured), format version " + text(kVersion)},
+        {"log", log_path(f.path) + ", " + text(f.log_end) + " bytes valid in " + text(f.epoch) + " epochs, " +
+                    text(blocks) + " blocks in " + text(f.datasets.size()) + " datasets"},
+        {"checksums", "CRC32C per " + text(f.header.checksum_unit) + " bytes of data, per block entry and per index"},
+    };
+    if (f.torn_bytes) p.emplace_back("torn tail", text(f.torn_bytes) + " bytes after the last commit (ignored)");
+    if (!f.failed.empty()) p.emplace_back("unusable", f.failed);
+    if (!f.damage.empty()) p.emplace_back("DAMAGED", f.damage + " (reading the " + text(f.epoch) + " intact epochs)");
     if (f.writable())
-      o << "  writing: buffer " << settings_.buffer_size << " bytes per rank, " << f.aggregators
-        << " aggregator(s), regions of " << f.region_size << " bytes per rank for writes of "
-        << settings_.direct_threshold << " bytes or more, sync " << (settings_.sync ? "on" : "off") << "\n";
-    return o.str();
+      p.emplace_back("writing", "buffer " + text(settings_.buffer_size) + " bytes per rank, " + text(f.aggregators) +
+                                    " aggregator(s), regions of " + text(f.region_size) +
+                                    " bytes per rank for writes of " + text(settings_.direct_threshold) +
+                                    " bytes or more, sync " + (settings_.sync ? "on" : "off"));
+    return p;
   }
 
   // ---- tree ----
@@ -534,15 +573,14 @@ class LogEngine final : public engine::Engine {
   }
 
   // ---- data ----
-  void write(FileHandle& fh, const std::vector<WriteRequest>& requests) override {
-    auto& f = cast(fh);
+  // Collective: every rank's writes kept since the last flush.
+  void write_batch(LogFile& f, const std::vector<engine::Write>& requests) {
     if (!f.writable()) {
       if (requests.empty()) return;  // a flush point of a read-only file
       throw ReadOnlyError("cannot write to '" + requests[0].dataset + "': " + f.where() + " is open read-only");
     }
     for (const auto& req : requests)
-      add_blocks(f, dataset_id(f, req.dataset), req.selection, static_cast<const unsigned char*>(req.data),
-                 /*may_keep=*/true);
+      add_blocks(f, dataset_id(f, req.dataset), req.selection, req.data(), /*may_keep=*/true);
     // Collective: the data goes out when any rank's buffer is full, or has
     // uncopied large writes (their memory is only ours until we return: a
     // failed spill leaves no pointer to it behind, see fail()).
@@ -556,9 +594,20 @@ class LogEngine final : public engine::Engine {
   // buffer (one copy instead of two: the object model's, then ours). Any other
   // is left to the object model's queue and reaches write() at the flush
   // point, which spills collectively: the buffer never outgrows buffer_size.
-  bool stage(FileHandle& fh, const std::string& dataset, const Selection& sel, Datatype, const void* data) override {
+  // A write whose buffer stays valid is kept (its bytes move at the flush);
+  // one valid only now is staged if it can be, else copied and kept. Writes
+  // are staged only while none is kept before them, so they stay in order.
+  void put(FileHandle& fh, engine::Write w) override {
     auto& f = cast(fh);
-    if (!f.writable()) return false;  // write() raises the error, at the flush point
+    if (w.buffer.lifetime() == engine::Lifetime::DuringCall) {
+      if (f.queued.empty() && stage(f, w.dataset, w.selection, w.data())) return;
+      w = w.kept();
+    }
+    f.queued.push_back(std::move(w));
+  }
+
+  bool stage(LogFile& f, const std::string& dataset, const Selection& sel, const void* data) {
+    if (!f.writable()) return false;  // write_batch() raises the error, at the flush point
     const int id = dataset_id(f, dataset);
     const DatasetInfo& info = f.datasets[std::size_t(id)];
     const uint64_t nbytes = sel.num_elements(info.shape) * datatype_size(info.dtype);
@@ -572,13 +621,15 @@ class LogEngine final : public engine::Engine {
     return true;
   }
 
-  void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype, void* out) override {
+  engine::RequestPtr read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype,
+                          void* out) override {
     auto& f = cast(fh);
     writing(f, [&] { commit(f); });  // a read sees every write before it (collective, like the read)
     // A damaged block found by one rank is raised on every rank.
     mpi::agree(f.comm, [&] {
       if (!read_through_bounding_box(f, path, sel, out)) read_selection(f, path, sel, out);
     });
+    return nullptr;
   }
 
   // ---- attributes ----

@@ -69,6 +69,8 @@ struct LogFile final : engine::FileHandle {
   // Writing: this rank's coalescing buffer, blocks written but not committed,
   // and (rank 0) the metadata operations of the open epoch.
   CoalescingBuffer buffer;
+  // Writes put since the last flush that the engine did not take at once (in order).
+  std::vector<engine::Write> queued;
   std::vector<BlockEntry> buffered, written;
   // Large writes are not copied: they go out, from the caller's memory, before
   // the engine's write() returns.
@@ -110,6 +112,7 @@ struct LogFile final : engine::FileHandle {
 // One writer at a time: rank 0 of a writer holds an advisory lock on
 // NAME.loom/lock (which names its host and process). A second writer gets an
 // IOError naming the holder. On file systems without locks there is no exclusion.
+std::string lock_path(const std::string& front);  // NAME.loom/lock
 void acquire_writer_lock(LogFile& f);
 void release_writer_lock(LogFile& f);
 

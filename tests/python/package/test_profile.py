@@ -74,9 +74,9 @@ def test_trace_matches_the_calls(tmp_path, engine):
     api_names = list(t[t["layer"] == "api"]["name"])
     assert api_names[0] == "create" and "create_dataset" in api_names and "set_attribute" in api_names
     assert api_names.count("close") == 2 and api_names.count("open") == 1 and api_names.count("read") == 1
-    # The writes reach the engine queued in batches ("write") or, copied at once
-    # by an engine with its own buffer (log), one by one ("stage").
-    engine_writes = t[(t["layer"] == "engine") & np.isin(t["name"], ["write", "stage"]) & (t["size"] > 0)]
+    # Each write reaches the engine as one put, with its offset and size.
+    engine_writes = t[(t["layer"] == "engine") & (t["name"] == "put")]
+    np.testing.assert_array_equal(engine_writes["offset"], np.arange(n) * size)
     assert engine_writes["size"].sum() == n * size
     assert prof.duration_s > 0
 

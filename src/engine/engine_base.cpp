@@ -1,0 +1,57 @@
+// The parts of the engine interface that are not pure declarations: owned
+// write buffers, verify reports, and the storage operations' defaults (a file
+// that is one local file).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "h5loom/engine.hpp"
+
+namespace h5loom::engine {
+
+WriteBuffer WriteBuffer::keep(std::size_t bytes) const {
+  if (lifetime_ == Lifetime::Owned) return *this;
+  auto copy = std::shared_ptr<unsigned char[]>(new unsigned char[bytes > 0 ? bytes : 1]);
+  if (bytes > 0) std::memcpy(copy.get(), data_, bytes);
+  const void* p = copy.get();
+  return owned(std::shared_ptr<const void>(copy, p), p);
+}
+
+Write Write::kept() const {
+  Write w = *this;
+  w.buffer = buffer.keep(bytes());
+  return w;
+}
+
+uint64_t VerifyReport::count(const std::string& key) const {
+  for (const auto& [k, n] : counts)
+    if (k == key) return n;
+  return 0;
+}
+
+void VerifyReport::add(const std::string& key, uint64_t n) {
+  for (auto& [k, have] : counts)
+    if (k == key) {
+      have += n;
+      return;
+    }
+  counts.emplace_back(key, n);
+}
+
+std::vector<StoragePiece> Engine::storage(const std::string& location) const {
+  struct stat st {};
+  if (::stat(location.c_str(), &st) != 0) return {};
+  return {{location, static_cast<uint64_t>(st.st_size)}};
+}
+
+void Engine::remove(const std::string& location) const {
+  auto pieces = storage(location);
+  if (pieces.empty()) throw NotFoundError("cannot remove file '" + location + "': nothing is there");
+  for (const auto& p : pieces)
+    if (::unlink(p.location.c_str()) != 0 && errno != ENOENT)
+      throw IOError("cannot remove '" + p.location + "' (part of file '" + location + "'): " + std::strerror(errno));
+}
+
+}  // namespace h5loom::engine

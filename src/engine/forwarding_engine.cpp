@@ -1,0 +1,162 @@
+// ForwardingEngine: every operation goes through around() to the inner engine.
+#include "h5loom/forwarding_engine.hpp"
+
+#include <sstream>
+
+namespace h5loom::engine {
+
+namespace {
+const char* level_name(FlushLevel l) { return l == FlushLevel::Durable ? "durable" : "visible"; }
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+}  // namespace
+
+std::string describe_spec(const DatasetSpec& s) {
+  std::ostringstream os;
+  os << datatype_name(s.dtype) << dims_to_string(s.shape);
+  if (!s.max_shape.empty()) os << " max " << dims_to_string(s.max_shape);
+  if (!s.layout_auto) os << (s.layout == Layout::Chunked ? " chunked" : " contiguous");
+  if (!s.chunks.empty()) os << " chunks " << dims_to_string(s.chunks);
+  return os.str();
+}
+
+std::string describe_value(const AttributeValue& v) {
+  std::string type = v.is_numeric() ? datatype_name(v.dtype()) : v.is_string() ? "string" : "strings";
+  return type + " " + v.to_string();
+}
+
+ForwardingEngine::ForwardingEngine(std::unique_ptr<Engine> inner) : inner_(std::move(inner)) {}
+
+std::string ForwardingEngine::name() const { return wrapper_name() + ">" + inner_->name(); }
+std::vector<std::string> ForwardingEngine::conformance_groups() const { return inner_->conformance_groups(); }
+Claim ForwardingEngine::probe(const std::string& location) const noexcept { return inner_->probe(location); }
+std::vector<StoragePiece> ForwardingEngine::storage(const std::string& location) const {
+  return inner_->storage(location);
+}
+void ForwardingEngine::remove(const std::string& location) const { inner_->remove(location); }
+std::optional<VerifyReport> ForwardingEngine::verify(const std::string& location) const {
+  return inner_->verify(location);
+}
+
+std::unique_ptr<FileHandle> ForwardingEngine::open(const std::string& location, OpenMode mode, MPI_Comm comm) {
+  auto f = make_file();
+  f->location = location;
+  f->mode = mode;
+  f->comm = comm;
+  static const char* modes[] = {"read", "readwrite", "create", "create_exclusive"};
+  around(*f, Call{"open", location, true, [&] { return quoted(location) + ", " + modes[int(mode)]; }},
+         [&] { f->inner = inner_->open(location, mode, comm); });
+  return f;
+}
+
+RequestPtr ForwardingEngine::flush(FileHandle& fh, FlushLevel level) {
+  auto& f = wrapped(fh);
+  RequestPtr r;
+  around(f, Call{"flush", f.location, true, [&] { return std::string(level_name(level)); }},
+         [&] { r = inner_->flush(*f.inner, level); });
+  return r;
+}
+
+void ForwardingEngine::close(FileHandle& fh) {
+  auto& f = wrapped(fh);
+  around(f, Call{"close", f.location, true, [] { return std::string(); }}, [&] { inner_->close(*f.inner); });
+}
+
+Properties ForwardingEngine::describe(FileHandle& fh) {
+  auto& f = wrapped(fh);
+  Properties p;
+  around(f, Call{"describe", f.location, true, [] { return std::string(); }},
+         [&] { p = inner_->describe(*f.inner); });
+  p.emplace_back("wrapper", wrapper_name());
+  return p;
+}
+
+ObjectKind ForwardingEngine::kind(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  ObjectKind k = ObjectKind::None;
+  around(f, Call{"kind", path, true, [&] { return quoted(path); }}, [&] { k = inner_->kind(*f.inner, path); });
+  return k;
+}
+
+void ForwardingEngine::create_group(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  around(f, Call{"create_group", path, true, [&] { return quoted(path); }},
+         [&] { inner_->create_group(*f.inner, path); });
+}
+
+std::vector<std::string> ForwardingEngine::list(FileHandle& fh, const std::string& group) {
+  auto& f = wrapped(fh);
+  std::vector<std::string> names;
+  around(f, Call{"list", group, true, [&] { return quoted(group); }}, [&] { names = inner_->list(*f.inner, group); });
+  return names;
+}
+
+void ForwardingEngine::create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) {
+  auto& f = wrapped(fh);
+  around(f, Call{"create_dataset", path, true, [&] { return quoted(path) + ", " + describe_spec(spec); }},
+         [&] { inner_->create_dataset(*f.inner, path, spec); });
+}
+
+DatasetInfo ForwardingEngine::dataset_info(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  DatasetInfo info;
+  around(f, Call{"dataset_info", path, true, [&] { return quoted(path); }},
+         [&] { info = inner_->dataset_info(*f.inner, path); });
+  return info;
+}
+
+void ForwardingEngine::extend(FileHandle& fh, const std::string& path, const Dims& new_shape) {
+  auto& f = wrapped(fh);
+  around(f, Call{"extend", path, true, [&] { return quoted(path) + ", " + dims_to_string(new_shape); }},
+         [&] { inner_->extend(*f.inner, path, new_shape); });
+}
+
+void ForwardingEngine::put(FileHandle& fh, Write write) {
+  auto& f = wrapped(fh);
+  around(f, Call{"put", write.dataset, false, [&] { return quoted(write.dataset) + ", " + write.selection.to_string(); }},
+         [&] { inner_->put(*f.inner, std::move(write)); });
+}
+
+RequestPtr ForwardingEngine::read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype,
+                                  void* out) {
+  auto& f = wrapped(fh);
+  RequestPtr r;
+  // Selections differ between ranks: only the dataset is part of the call.
+  around(f, Call{"read", path, true, [&] { return quoted(path); }},
+         [&] { r = inner_->read(*f.inner, path, sel, dtype, out); });
+  return r;
+}
+
+bool ForwardingEngine::has_attribute(FileHandle& fh, const std::string& object, const std::string& name) {
+  auto& f = wrapped(fh);
+  bool has = false;
+  around(f, Call{"has_attribute", object, true, [&] { return quoted(object) + ", " + quoted(name); }},
+         [&] { has = inner_->has_attribute(*f.inner, object, name); });
+  return has;
+}
+
+void ForwardingEngine::write_attribute(FileHandle& fh, const std::string& object, const std::string& name,
+                                       const AttributeValue& value) {
+  auto& f = wrapped(fh);
+  around(f,
+         Call{"write_attribute", object, true,
+              [&] { return quoted(object) + ", " + quoted(name) + ", " + describe_value(value); }},
+         [&] { inner_->write_attribute(*f.inner, object, name, value); });
+}
+
+AttributeValue ForwardingEngine::read_attribute(FileHandle& fh, const std::string& object, const std::string& name) {
+  auto& f = wrapped(fh);
+  AttributeValue v;
+  around(f, Call{"read_attribute", object, true, [&] { return quoted(object) + ", " + quoted(name); }},
+         [&] { v = inner_->read_attribute(*f.inner, object, name); });
+  return v;
+}
+
+std::vector<std::string> ForwardingEngine::list_attributes(FileHandle& fh, const std::string& object) {
+  auto& f = wrapped(fh);
+  std::vector<std::string> names;
+  around(f, Call{"list_attributes", object, true, [&] { return quoted(object); }},
+         [&] { names = inner_->list_attributes(*f.inner, object); });
+  return names;
+}
+
+}  // namespace h5loom::engine
