@@ -1,5 +1,5 @@
 // Value types shared by the object model and the engine interface:
-// element datatypes, shapes, dataset creation specs and attribute values.
+// shapes, dataset creation specs and attribute values (datatypes: datatype.hpp).
 #pragma once
 
 #include <cstddef>
@@ -10,48 +10,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "h5loom/datatype.hpp"
 #include "h5loom/errors.hpp"
 
 namespace h5loom {
-
-// The element types a dataset or attribute can hold (HDF5's native numeric types).
-enum class Datatype : uint8_t {
-  Int8, Int16, Int32, Int64,
-  UInt8, UInt16, UInt32, UInt64,
-  Float32, Float64,
-};
-
-constexpr Datatype kAllDatatypes[] = {
-    Datatype::Int8,   Datatype::Int16,  Datatype::Int32,   Datatype::Int64,  Datatype::UInt8,
-    Datatype::UInt16, Datatype::UInt32, Datatype::UInt64, Datatype::Float32, Datatype::Float64};
-
-std::size_t datatype_size(Datatype t);
-// Canonical names: "int8" ... "uint64", "float32", "float64".
-std::string datatype_name(Datatype t);
-// Accepts canonical names and numpy spellings ("f8", "<i4", "u1", "double", "float").
-Datatype datatype_from_name(std::string_view name);
-
-template <class T>
-constexpr Datatype datatype_of() {
-  using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, float>) return Datatype::Float32;
-  else if constexpr (std::is_same_v<U, double>) return Datatype::Float64;
-  else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool>) {
-    if constexpr (std::is_signed_v<U>) {
-      if constexpr (sizeof(U) == 1) return Datatype::Int8;
-      else if constexpr (sizeof(U) == 2) return Datatype::Int16;
-      else if constexpr (sizeof(U) == 4) return Datatype::Int32;
-      else return Datatype::Int64;
-    } else {
-      if constexpr (sizeof(U) == 1) return Datatype::UInt8;
-      else if constexpr (sizeof(U) == 2) return Datatype::UInt16;
-      else if constexpr (sizeof(U) == 4) return Datatype::UInt32;
-      else return Datatype::UInt64;
-    }
-  } else {
-    static_assert(sizeof(U) == 0, "h5loom: unsupported element type");
-  }
-}
 
 using Dims = std::vector<uint64_t>;
 // The most dimensions a dataset may have (HDF5's H5S_MAX_RANK; every engine's limit).
@@ -162,24 +124,11 @@ class AttributeValue {
 template <class T>
 T AttributeValue::element_as_double_or_int(std::size_t i) const {
   const unsigned char* p = bytes_.data() + i * datatype_size(dtype_);
-  auto load = [p](auto tag) {
+  return dispatch_scalar(dtype_.scalar(), [p](auto tag) {
     decltype(tag) v;
     std::memcpy(&v, p, sizeof v);
     return static_cast<T>(v);
-  };
-  switch (dtype_) {
-    case Datatype::Int8: return load(int8_t{});
-    case Datatype::Int16: return load(int16_t{});
-    case Datatype::Int32: return load(int32_t{});
-    case Datatype::Int64: return load(int64_t{});
-    case Datatype::UInt8: return load(uint8_t{});
-    case Datatype::UInt16: return load(uint16_t{});
-    case Datatype::UInt32: return load(uint32_t{});
-    case Datatype::UInt64: return load(uint64_t{});
-    case Datatype::Float32: return load(float{});
-    case Datatype::Float64: return load(double{});
-  }
-  return T{};
+  });
 }
 
 }  // namespace h5loom

@@ -133,24 +133,16 @@ h5loom::Datatype to_datatype(loom_datatype t, const char* arg = "dtype") {
   if (static_cast<int>(t) < 0 || static_cast<int>(t) > LOOM_FLOAT64)
     throw h5loom::DatatypeError(in_call("invalid loom_datatype value " + std::to_string(static_cast<int>(t)) +
                                         " for '" + arg + "'"));
-  return static_cast<h5loom::Datatype>(t);
+  return static_cast<h5loom::Scalar>(t);
 }
 
 // Calls f(T{}) with the C++ type of a loom_datatype.
 template <class F>
 void with_type(loom_datatype t, F&& f) {
-  switch (to_datatype(t, "type")) {
-    case h5loom::Datatype::Int8: return f(int8_t{});
-    case h5loom::Datatype::Int16: return f(int16_t{});
-    case h5loom::Datatype::Int32: return f(int32_t{});
-    case h5loom::Datatype::Int64: return f(int64_t{});
-    case h5loom::Datatype::UInt8: return f(uint8_t{});
-    case h5loom::Datatype::UInt16: return f(uint16_t{});
-    case h5loom::Datatype::UInt32: return f(uint32_t{});
-    case h5loom::Datatype::UInt64: return f(uint64_t{});
-    case h5loom::Datatype::Float32: return f(float{});
-    case h5loom::Datatype::Float64: return f(double{});
-  }
+  h5loom::dispatch_scalar(to_datatype(t, "type").scalar(), [&](auto v) {
+    f(v);
+    return 0;
+  });
 }
 
 void check_ndim(int ndim, const char* arg) {
@@ -362,7 +354,7 @@ const char* loom_status_name(loom_status status) {
 
 size_t loom_datatype_size(loom_datatype t) {
   if (static_cast<int>(t) < 0 || static_cast<int>(t) > LOOM_FLOAT64) return 0;
-  return h5loom::datatype_size(static_cast<h5loom::Datatype>(t));
+  return h5loom::scalar_size(static_cast<h5loom::Scalar>(t));
 }
 
 // ---- files ----
@@ -528,7 +520,7 @@ loom_status loom_dataset_dtype(loom_dataset* d, loom_datatype* out) {
   return guarded(__func__, [&] {
     auto& ds = as_dataset(d);
     need_out(out, "out");
-    *out = static_cast<loom_datatype>(ds.dtype());
+    *out = static_cast<loom_datatype>(ds.dtype().scalar());
   });
 }
 
@@ -704,7 +696,7 @@ loom_status loom_attr_info(loom_object* o, const char* name, loom_attr_kind* kin
     auto& obj = as_object(o);
     auto v = obj.attribute(text(name, "name"));
     if (kind) *kind = static_cast<loom_attr_kind>(v.kind());
-    if (type) *type = v.is_numeric() ? static_cast<loom_datatype>(v.dtype()) : LOOM_UINT8;
+    if (type) *type = v.is_numeric() ? static_cast<loom_datatype>(v.dtype().scalar()) : LOOM_UINT8;
     if (count) *count = v.size();
   });
 }
@@ -1030,7 +1022,7 @@ loom_status loom_field_info(loom_field* f, int* ndim, uint64_t* shape, int* comp
     if (ndim) *ndim = static_cast<int>(fld.global_shape().size());
     if (shape) std::copy(fld.global_shape().begin(), fld.global_shape().end(), shape);
     if (components) *components = fld.components();
-    if (dtype) *dtype = static_cast<loom_datatype>(fld.dtype());
+    if (dtype) *dtype = static_cast<loom_datatype>(fld.dtype().scalar());
   });
 }
 

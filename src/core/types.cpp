@@ -1,4 +1,4 @@
-// Datatype names and sizes, shape helpers and AttributeValue.
+// Shape helpers and AttributeValue.
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -6,53 +6,6 @@
 #include "h5loom/types.hpp"
 
 namespace h5loom {
-
-std::size_t datatype_size(Datatype t) {
-  switch (t) {
-    case Datatype::Int8: case Datatype::UInt8: return 1;
-    case Datatype::Int16: case Datatype::UInt16: return 2;
-    case Datatype::Int32: case Datatype::UInt32: case Datatype::Float32: return 4;
-    case Datatype::Int64: case Datatype::UInt64: case Datatype::Float64: return 8;
-  }
-  return 0;
-}
-
-std::string datatype_name(Datatype t) {
-  switch (t) {
-    case Datatype::Int8: return "int8";
-    case Datatype::Int16: return "int16";
-    case Datatype::Int32: return "int32";
-    case Datatype::Int64: return "int64";
-    case Datatype::UInt8: return "uint8";
-    case Datatype::UInt16: return "uint16";
-    case Datatype::UInt32: return "uint32";
-    case Datatype::UInt64: return "uint64";
-    case Datatype::Float32: return "float32";
-    case Datatype::Float64: return "float64";
-  }
-  return "unknown";
-}
-
-Datatype datatype_from_name(std::string_view name) {
-  std::string n(name);
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-  // numpy byte-order prefixes: native and little-endian are what we store.
-  if (!n.empty() && (n[0] == '<' || n[0] == '=' || n[0] == '|')) n.erase(0, 1);
-  static const std::pair<const char*, Datatype> table[] = {
-      {"int8", Datatype::Int8},       {"i1", Datatype::Int8},         {"int16", Datatype::Int16},
-      {"i2", Datatype::Int16},        {"int32", Datatype::Int32},     {"i4", Datatype::Int32},
-      {"int64", Datatype::Int64},     {"i8", Datatype::Int64},        {"uint8", Datatype::UInt8},
-      {"u1", Datatype::UInt8},        {"uint16", Datatype::UInt16},   {"u2", Datatype::UInt16},
-      {"uint32", Datatype::UInt32},   {"u4", Datatype::UInt32},       {"uint64", Datatype::UInt64},
-      {"u8", Datatype::UInt64},       {"float32", Datatype::Float32}, {"f4", Datatype::Float32},
-      {"float", Datatype::Float32},   {"float64", Datatype::Float64}, {"f8", Datatype::Float64},
-      {"double", Datatype::Float64},
-  };
-  for (const auto& [key, value] : table)
-    if (n == key) return value;
-  throw DatatypeError("unknown datatype name '" + std::string(name) +
-                      "' (expected int8..int64, uint8..uint64, float32, float64 or a numpy code like 'f8')");
-}
 
 std::string dims_to_string(const Dims& d) {
   std::ostringstream os;

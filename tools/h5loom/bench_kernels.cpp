@@ -177,6 +177,13 @@ int run_hacc(const KernelOptions& o) {
   auto fv = [](int v, uint64_t i) { return float(double(i % 999983) * 0.5 + v); };
   auto crc = [](const void* p, std::size_t bytes) { return crc64_ecma_refl(0, static_cast<const uint8_t*>(p), bytes); };
   constexpr uint64_t kRecord = 7 * 4 + 8 + 2;  // 38 B per particle
+  // The interleaved layout is a packed compound record per particle (h5py
+  // reads it as a structured array with these field names).
+  std::vector<Member> members;
+  for (int v = 0; v < 7; ++v) members.push_back({fnames[v], std::size_t(4 * v), Datatype::Float32});
+  members.push_back({"id", 28, Datatype::Int64});
+  members.push_back({"mask", 36, Datatype::UInt16});
+  const Datatype record = Datatype::compound(members, kRecord);
   KernelSpec k;
   k.name = "hacc";
   k.description = "about " + std::to_string(o.particles) +
@@ -216,7 +223,10 @@ int run_hacc(const KernelOptions& o) {
       std::memcpy(r + 36, &mask[i], 2);
     }
     crcs[9] = crc(rec.data(), rec.size());
-    f.create_dataset<uint8_t>("interleaved/records", {total, kRecord}).write(Selection::box({first, 0}, {n, kRecord}), rec);
+    DatasetSpec spec;
+    spec.dtype = record;
+    spec.shape = {total};
+    f.create_dataset("interleaved/records", spec).write_raw(Selection::box({first}, {n}), record, rec.data(), n, false);
     // Beside the data: each rank's count, offset and CRCs.
     auto meta = f.create_dataset<uint64_t>("crc64", {N, 12});
     std::vector<uint64_t> row{n, first};
@@ -240,7 +250,8 @@ int run_hacc(const KernelOptions& o) {
     wrong += crc(id.data(), n * 8) != row[9];
     wrong += crc(mask.data(), n * 2) != row[10];
     for (uint64_t i = 0; i < n; ++i) wrong += id[i] != int64_t(first + i) * 7 || mask[i] != uint16_t((first + i) % 65521);
-    auto rec = f.dataset("interleaved/records").read<uint8_t>(Selection::box({first, 0}, {n, kRecord}));
+    std::vector<uint8_t> rec(n * kRecord);
+    f.dataset("interleaved/records").read_raw(Selection::box({first}, {n}), record, rec.data(), n);
     wrong += crc(rec.data(), rec.size()) != row[11];
     return wrong;
   };

@@ -91,30 +91,25 @@ int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const P
   return 0;
 }
 
-template <class T>
-void print_value(std::ostream& os, T v) {
-  if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) os << int(v);
-  else os << v;
-}
-
-template <class T>
 void dump_values(Dataset& ds, uint64_t max_values, const Printer& out) {
   auto shape = ds.shape();
+  const Datatype type = ds.dtype();
+  const std::size_t esize = datatype_size(type);
   uint64_t total = product(shape);
   uint64_t n = std::min(total, max_values);
   uint64_t row = shape.back() == 0 ? 1 : shape.back();
   // Read only the leading slabs (along dimension 0) that hold the first n values.
-  std::vector<T> values;
+  std::vector<unsigned char> values;
   if (n > 0) {
     Dims start(shape.size(), 0), count = shape;
     uint64_t per_slab = total / shape[0];
     count[0] = std::min<uint64_t>(shape[0], (n + per_slab - 1) / per_slab);
-    values = ds.read<T>(Selection::box(start, count));
+    values.resize(product(count) * esize);
+    ds.read_raw(Selection::box(start, count), type, values.data(), product(count));
   } else {
-    ds.read<T>(Selection::none());  // reads are collective: join with nothing
+    ds.read_raw(Selection::none(), type, nullptr, 0);  // reads are collective: join with nothing
   }
   std::ostringstream os;
-  if (std::is_floating_point_v<T>) os.precision(17);
   Dims index(shape.size(), 0);
   for (uint64_t i = 0; i < n; ++i) {
     if (i % row == 0) {
@@ -130,7 +125,7 @@ void dump_values(Dataset& ds, uint64_t max_values, const Printer& out) {
     } else {
       os << ", ";
     }
-    print_value(os, values[i]);
+    os << format_element(type, values.data() + i * esize);
   }
   if (n) os << '\n';
   if (n < total) os << "... (" << total - n << " more values; use --max)\n";
@@ -152,18 +147,7 @@ int cmd_dump(const std::string& file, const std::string& path, const FileOptions
   auto ds = f.dataset(path);
   out("%s: %s\n", ds.path().c_str(), describe_dataset(ds).c_str());
   print_attributes(ds, out, "    ");
-  switch (ds.dtype()) {
-    case Datatype::Int8: dump_values<int8_t>(ds, max_values, out); break;
-    case Datatype::Int16: dump_values<int16_t>(ds, max_values, out); break;
-    case Datatype::Int32: dump_values<int32_t>(ds, max_values, out); break;
-    case Datatype::Int64: dump_values<int64_t>(ds, max_values, out); break;
-    case Datatype::UInt8: dump_values<uint8_t>(ds, max_values, out); break;
-    case Datatype::UInt16: dump_values<uint16_t>(ds, max_values, out); break;
-    case Datatype::UInt32: dump_values<uint32_t>(ds, max_values, out); break;
-    case Datatype::UInt64: dump_values<uint64_t>(ds, max_values, out); break;
-    case Datatype::Float32: dump_values<float>(ds, max_values, out); break;
-    case Datatype::Float64: dump_values<double>(ds, max_values, out); break;
-  }
+  dump_values(ds, max_values, out);
   return 0;
 }
 

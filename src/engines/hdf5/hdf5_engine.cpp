@@ -16,6 +16,7 @@
 #include "engine/registry.hpp"
 #include "engines/hdf5/chunking.hpp"
 #include "engines/hdf5/hdf5_extras.hpp"
+#include "hdf5lib/types.hpp"
 
 namespace h5loom::hdf5 {
 
@@ -61,126 +62,16 @@ namespace {
 
 constexpr uint64_t MiB = 1024 * 1024;
 
-// ---- HDF5 plumbing ---------------------------------------------------------
-
-// The deepest message of HDF5's error stack: the actual cause, not the API call.
-std::string hdf5_error_text() {
-  std::string text;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_DOWNWARD,
-      [](unsigned, const H5E_error2_t* err, void* data) -> herr_t {
-        auto* out = static_cast<std::string*>(data);
-        if (err->desc && *err->desc) *out = std::string(err->func_name ? err->func_name : "") + ": " + err->desc;
-        return 0;
-      },
-      &text);
-  H5Eclear2(H5E_DEFAULT);
-  return text.empty() ? "no detail from HDF5" : text;
-}
-
-[[noreturn]] void fail(const std::string& what) { throw IOError(what + " (HDF5: " + hdf5_error_text() + ")"); }
-
-// Owns one HDF5 identifier and closes it with the matching H5?close.
-class Hid {
- public:
-  Hid() = default;
-  Hid(hid_t id, herr_t (*closer)(hid_t)) : id_(id), closer_(closer) {}
-  Hid(const Hid&) = delete;
-  Hid& operator=(const Hid&) = delete;
-  Hid(Hid&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = H5I_INVALID_HID; }
-  Hid& operator=(Hid&& o) noexcept {
-    std::swap(id_, o.id_);
-    std::swap(closer_, o.closer_);
-    return *this;
-  }
-  ~Hid() {
-    if (id_ >= 0 && closer_) closer_(id_);
-  }
-  hid_t get() const { return id_; }
-  // Gives up ownership without closing.
-  hid_t release() {
-    hid_t id = id_;
-    id_ = H5I_INVALID_HID;
-    return id;
-  }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  herr_t (*closer_)(hid_t) = nullptr;
-};
-
-Hid checked(hid_t id, herr_t (*closer)(hid_t), const std::string& what) {
-  if (id < 0) fail(what);
-  return Hid(id, closer);
-}
-
-void check(herr_t status, const std::string& what) {
-  if (status < 0) fail(what);
-}
-
-std::vector<hsize_t> to_hsize(const Dims& d) {
-  std::vector<hsize_t> out(d.size());
-  for (std::size_t i = 0; i < d.size(); ++i) out[i] = d[i] == kUnlimited ? H5S_UNLIMITED : d[i];
-  return out;
-}
-
-Dims from_hsize(const hsize_t* d, int n) {
-  Dims out(n);
-  for (int i = 0; i < n; ++i) out[i] = d[i] == H5S_UNLIMITED ? kUnlimited : d[i];
-  return out;
-}
-
-hid_t memory_type(Datatype t) {
-  switch (t) {
-    case Datatype::Int8: return H5T_NATIVE_INT8;
-    case Datatype::Int16: return H5T_NATIVE_INT16;
-    case Datatype::Int32: return H5T_NATIVE_INT32;
-    case Datatype::Int64: return H5T_NATIVE_INT64;
-    case Datatype::UInt8: return H5T_NATIVE_UINT8;
-    case Datatype::UInt16: return H5T_NATIVE_UINT16;
-    case Datatype::UInt32: return H5T_NATIVE_UINT32;
-    case Datatype::UInt64: return H5T_NATIVE_UINT64;
-    case Datatype::Float32: return H5T_NATIVE_FLOAT;
-    case Datatype::Float64: return H5T_NATIVE_DOUBLE;
-  }
-  return H5I_INVALID_HID;
-}
-
-// Files always store little-endian standard types, whatever the host.
-hid_t file_type(Datatype t) {
-  switch (t) {
-    case Datatype::Int8: return H5T_STD_I8LE;
-    case Datatype::Int16: return H5T_STD_I16LE;
-    case Datatype::Int32: return H5T_STD_I32LE;
-    case Datatype::Int64: return H5T_STD_I64LE;
-    case Datatype::UInt8: return H5T_STD_U8LE;
-    case Datatype::UInt16: return H5T_STD_U16LE;
-    case Datatype::UInt32: return H5T_STD_U32LE;
-    case Datatype::UInt64: return H5T_STD_U64LE;
-    case Datatype::Float32: return H5T_IEEE_F32LE;
-    case Datatype::Float64: return H5T_IEEE_F64LE;
-  }
-  return H5I_INVALID_HID;
-}
-
-Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
-  H5T_class_t cls = H5Tget_class(type);
-  std::size_t size = H5Tget_size(type);
-  if (cls == H5T_INTEGER) {
-    bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
-    switch (size) {
-      case 1: return is_signed ? Datatype::Int8 : Datatype::UInt8;
-      case 2: return is_signed ? Datatype::Int16 : Datatype::UInt16;
-      case 4: return is_signed ? Datatype::Int32 : Datatype::UInt32;
-      case 8: return is_signed ? Datatype::Int64 : Datatype::UInt64;
-    }
-  } else if (cls == H5T_FLOAT) {
-    if (size == 4) return Datatype::Float32;
-    if (size == 8) return Datatype::Float64;
-  }
-  throw DatatypeError("'" + object + "' has an HDF5 datatype that h5loom does not support (class " +
-                      std::to_string(static_cast<int>(cls)) + ", " + std::to_string(size) + " bytes)");
-}
+using hdf5lib::check;
+using hdf5lib::checked;
+using hdf5lib::datatype_of_hdf5;
+using hdf5lib::fail;
+using hdf5lib::file_type;
+using hdf5lib::from_hsize;
+using hdf5lib::hdf5_error_text;
+using hdf5lib::Hid;
+using hdf5lib::memory_type;
+using hdf5lib::to_hsize;
 
 // Applies a selection to a file dataspace and returns the matching dense memory dataspace.
 Hid select(hid_t file_space, const Selection& sel, const Dims& shape) {
@@ -282,7 +173,8 @@ class Hdf5Engine final : public engine::Engine {
 
   std::string name() const override { return "hdf5"; }
   std::vector<std::string> conformance_groups() const override {
-    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors"};
+    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors",
+            "compound", "string", "enum"};
   }
 
   // Any HDF5 file is one this engine reads (a file it wrote carries no mark of its own).
@@ -505,7 +397,7 @@ class Hdf5Engine final : public engine::Engine {
                          : settings_.fill_time == "alloc" ? H5D_FILL_TIME_ALLOC
                                                           : H5D_FILL_TIME_IFSET;
     check(H5Pset_fill_time(dcpl.get(), ft), "setting fill time");
-    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype), space.get(), H5P_DEFAULT, dcpl.get(),
+    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
                           H5P_DEFAULT);
     if (id < 0) fail("creating dataset '" + path + "' in file '" + f.name + "'");
     f.datasets[path] = Hid(id, H5Dclose);
@@ -596,7 +488,7 @@ class Hdf5Engine final : public engine::Engine {
     // of storage never allocated untouched in the buffer: h5loom reads them as 0.
     if (out && fill_time_is_never(f, path, ds)) std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
     auto read_mine = [&] {
-      check(H5Dread(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
+      check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
             "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
     };
     // Independent reads may fail on one rank only (a damaged chunk): every rank raises it.
@@ -646,10 +538,10 @@ class Hdf5Engine final : public engine::Engine {
       hsize_t n = value.size();
       space = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, "creating an attribute space");
     }
-    Hid attr = checked(H5Acreate2(obj.get(), name.c_str(), file_type(value.dtype()), space.get(), H5P_DEFAULT,
+    Hid attr = checked(H5Acreate2(obj.get(), name.c_str(), file_type(value.dtype()).get(), space.get(), H5P_DEFAULT,
                                   H5P_DEFAULT),
                        H5Aclose, "creating " + where);
-    if (value.size() > 0) check(H5Awrite(attr.get(), memory_type(value.dtype()), value.data()), "writing " + where);
+    if (value.size() > 0) check(H5Awrite(attr.get(), memory_type(value.dtype()).get(), value.data()), "writing " + where);
   }
 
   AttributeValue read_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
@@ -691,7 +583,7 @@ class Hdf5Engine final : public engine::Engine {
     }
     Datatype dt = datatype_of_hdf5(type.get(), object + "@" + name);
     std::vector<unsigned char> buf(static_cast<std::size_t>(npoints) * datatype_size(dt));
-    if (npoints > 0) check(H5Aread(attr.get(), memory_type(dt), buf.data()), "reading " + where);
+    if (npoints > 0) check(H5Aread(attr.get(), memory_type(dt).get(), buf.data()), "reading " + where);
     auto kind = space_class == H5S_SCALAR ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
     return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
   }
@@ -751,7 +643,7 @@ class Hdf5Engine final : public engine::Engine {
     if (product(shape) == 0) return;  // as in read(): nothing to write, no storage
     Hid mspace = select(fspace.get(), sel, shape);
     static const char dummy = 0;
-    check(H5Dwrite(ds, memory_type(dtype), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
+    check(H5Dwrite(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
           "writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
   }
 
@@ -785,7 +677,7 @@ void create_external_dataset(engine::FileHandle& fh, const std::string& path, Da
   for (const auto& s : segments)
     if (H5Pset_external(dcpl.get(), s.file.c_str(), static_cast<off_t>(s.offset), static_cast<hsize_t>(s.size)) < 0)
       check(-1, "adding external storage to '" + path + "'");
-  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype), space.get(), H5P_DEFAULT, dcpl.get(),
+  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
                               H5P_DEFAULT),
                    H5Dclose, "creating dataset '" + path + "' in file '" + f.name + "'");
 }
@@ -810,7 +702,7 @@ void create_virtual_dataset(engine::FileHandle& fh, const std::string& path, Dat
           "mapping '" + source + "' into '" + path + "'");
   }
   H5Sselect_all(vspace.get());
-  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype), vspace.get(), H5P_DEFAULT, dcpl.get(),
+  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype).get(), vspace.get(), H5P_DEFAULT, dcpl.get(),
                               H5P_DEFAULT),
                    H5Dclose, "creating virtual dataset '" + path + "' in file '" + f.name + "'");
 }

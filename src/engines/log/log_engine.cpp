@@ -334,7 +334,8 @@ class LogEngine final : public engine::Engine {
 
   std::string name() const override { return "log"; }
   std::vector<std::string> conformance_groups() const override {
-    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors", "series"};
+    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors", "series",
+            "compound", "string", "enum"};
   }
   // ---- storage ----
   engine::Claim probe(const std::string& location) const noexcept override {

@@ -1,0 +1,373 @@
+// Datatypes: scalars, compounds, fixed-length strings and enums; their
+// names (which the log engine stores and datatype_from_name reads back).
+#include "h5loom/datatype.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <sstream>
+#include <limits>
+#include <set>
+
+namespace h5loom {
+
+struct Datatype::Detail {
+  std::size_t size = 0;
+  std::vector<Member> members;                          // compound
+  Charset charset = Charset::Ascii;                     // string
+  std::vector<std::pair<std::string, int64_t>> values;  // enum
+};
+
+std::size_t scalar_size(Scalar s) {
+  return dispatch_scalar(s, [](auto v) { return sizeof(v); });
+}
+
+std::string scalar_name(Scalar s) {
+  static const char* names[] = {"int8",  "int16",  "int32",  "int64",   "uint8",
+                                "uint16", "uint32", "uint64", "float32", "float64"};
+  const auto i = static_cast<std::size_t>(s);
+  return i < std::size(names) ? names[i] : "unknown";
+}
+
+bool is_integer(Scalar s) { return s != Scalar::Float32 && s != Scalar::Float64; }
+
+namespace {
+
+// A member or enum name as written in a datatype name: quoted ("a, b") if it
+// holds a delimiter, a quote, or spaces at its ends.
+std::string name_token(const std::string& n) {
+  const bool plain = n.find_first_of(":,{}[]<>@\"\\") == std::string::npos && n.front() != ' ' && n.back() != ' ';
+  if (plain) return n;
+  std::string out = "\"";
+  for (char c : n) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
+  if (members.empty()) throw DatatypeError("a compound datatype needs at least one member");
+  std::set<std::string> names;
+  std::size_t end = 0;
+  for (const auto& m : members) {
+    if (m.name.empty()) throw DatatypeError("a compound datatype's member has an empty name");
+    if (!names.insert(m.name).second)
+      throw DatatypeError("compound datatype: member name '" + m.name + "' appears twice");
+    end = std::max(end, m.offset + m.type.size());
+  }
+  if (size == 0) size = end;
+  // Members sorted by offset must not overlap and must fit in the element.
+  std::vector<const Member*> by_offset;
+  for (const auto& m : members) by_offset.push_back(&m);
+  std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
+  for (std::size_t i = 0; i < by_offset.size(); ++i) {
+    const Member& m = *by_offset[i];
+    if (m.offset + m.type.size() > size)
+      throw DatatypeError("compound datatype: member '" + m.name + "' (" + m.type.name() + " at offset " +
+                          std::to_string(m.offset) + ") ends past the element size " + std::to_string(size));
+    if (i + 1 < by_offset.size() && m.offset + m.type.size() > by_offset[i + 1]->offset)
+      throw DatatypeError("compound datatype: members '" + m.name + "' and '" + by_offset[i + 1]->name +
+                          "' overlap (offsets " + std::to_string(m.offset) + " and " +
+                          std::to_string(by_offset[i + 1]->offset) + ")");
+  }
+  Datatype t;
+  t.class_ = Class::Compound;
+  auto d = std::make_shared<Detail>();
+  d->size = size;
+  d->members = std::move(members);
+  t.detail_ = std::move(d);
+  return t;
+}
+
+Datatype Datatype::string(std::size_t length, Charset charset) {
+  if (length == 0) throw DatatypeError("a fixed-length string datatype needs a length of at least 1 byte");
+  Datatype t;
+  t.class_ = Class::String;
+  auto d = std::make_shared<Detail>();
+  d->size = length;
+  d->charset = charset;
+  t.detail_ = std::move(d);
+  return t;
+}
+
+Datatype Datatype::enumeration(Scalar base, std::vector<std::pair<std::string, int64_t>> values) {
+  if (!is_integer(base))
+    throw DatatypeError("an enum datatype's base must be an integer type, not " + scalar_name(base));
+  if (values.empty()) throw DatatypeError("an enum datatype needs at least one name");
+  std::set<std::string> names;
+  std::set<int64_t> seen;
+  for (const auto& [name, value] : values) {
+    if (name.empty()) throw DatatypeError("an enum datatype's name is empty");
+    if (!names.insert(name).second) throw DatatypeError("enum datatype: name '" + name + "' appears twice");
+    if (!seen.insert(value).second)
+      throw DatatypeError("enum datatype: value " + std::to_string(value) + " of '" + name + "' appears twice");
+    const bool fits = dispatch_scalar(base, [&](auto v) {
+      using T = decltype(v);
+      if constexpr (std::is_signed_v<T>)
+        return value >= int64_t(std::numeric_limits<T>::min()) && value <= int64_t(std::numeric_limits<T>::max());
+      else
+        return value >= 0 && uint64_t(value) <= uint64_t(std::numeric_limits<T>::max());
+    });
+    if (!fits)
+      throw DatatypeError("enum datatype: value " + std::to_string(value) + " of '" + name + "' does not fit " +
+                          scalar_name(base));
+  }
+  Datatype t(base);
+  t.class_ = Class::Enum;
+  auto d = std::make_shared<Detail>();
+  d->size = scalar_size(base);
+  d->values = std::move(values);
+  t.detail_ = std::move(d);
+  return t;
+}
+
+Scalar Datatype::scalar() const {
+  if (class_ == Class::Scalar || class_ == Class::Enum) return scalar_;
+  throw DatatypeError("datatype " + name() + " is not a number");
+}
+
+std::size_t Datatype::size() const { return class_ == Class::Scalar ? scalar_size(scalar_) : detail_->size; }
+
+const std::vector<Member>& Datatype::members() const {
+  if (class_ != Class::Compound) throw DatatypeError("datatype " + name() + " is not a compound");
+  return detail_->members;
+}
+
+Datatype::Charset Datatype::charset() const {
+  if (class_ != Class::String) throw DatatypeError("datatype " + name() + " is not a string");
+  return detail_->charset;
+}
+
+const std::vector<std::pair<std::string, int64_t>>& Datatype::enum_values() const {
+  if (class_ != Class::Enum) throw DatatypeError("datatype " + name() + " is not an enum");
+  return detail_->values;
+}
+
+std::string Datatype::name() const {
+  switch (class_) {
+    case Class::Scalar: return scalar_name(scalar_);
+    case Class::String:
+      return std::string(detail_->charset == Charset::Utf8 ? "utf8[" : "string[") + std::to_string(detail_->size) + "]";
+    case Class::Enum: {
+      std::string out = "enum<" + scalar_name(scalar_) + ">{";
+      for (std::size_t i = 0; i < detail_->values.size(); ++i)
+        out += (i ? ", " : "") + name_token(detail_->values[i].first) + ": " + std::to_string(detail_->values[i].second);
+      return out + "}";
+    }
+    case Class::Compound: {
+      std::string out = "compound[" + std::to_string(detail_->size) + "]{";
+      for (std::size_t i = 0; i < detail_->members.size(); ++i) {
+        const Member& m = detail_->members[i];
+        out += (i ? ", " : "") + name_token(m.name) + ": " + m.type.name() + " @" + std::to_string(m.offset);
+      }
+      return out + "}";
+    }
+  }
+  return "unknown";
+}
+
+bool Datatype::operator==(const Datatype& o) const {
+  if (class_ != o.class_) return false;
+  switch (class_) {
+    case Class::Scalar: return scalar_ == o.scalar_;
+    case Class::String: return detail_->size == o.detail_->size && detail_->charset == o.detail_->charset;
+    case Class::Enum: return scalar_ == o.scalar_ && detail_->values == o.detail_->values;
+    case Class::Compound: {
+      if (detail_->size != o.detail_->size || detail_->members.size() != o.detail_->members.size()) return false;
+      for (std::size_t i = 0; i < detail_->members.size(); ++i) {
+        const Member &a = detail_->members[i], &b = o.detail_->members[i];
+        if (a.name != b.name || a.offset != b.offset || a.type != b.type) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string format_element(const Datatype& t, const void* p) {
+  const auto* bytes = static_cast<const unsigned char*>(p);
+  switch (t.type_class()) {
+    case Datatype::Class::Scalar:
+      return dispatch_scalar(t.scalar(), [&](auto v) {
+        std::memcpy(&v, bytes, sizeof v);
+        std::ostringstream os;
+        if constexpr (std::is_floating_point_v<decltype(v)>) os.precision(17);
+        if constexpr (sizeof v == 1) os << int(v);
+        else os << v;
+        return os.str();
+      });
+    case Datatype::Class::String: {
+      std::size_t n = 0;
+      while (n < t.size() && bytes[n]) ++n;
+      return "\"" + std::string(reinterpret_cast<const char*>(bytes), n) + "\"";
+    }
+    case Datatype::Class::Enum: {
+      const int64_t value = dispatch_scalar(t.scalar(), [&](auto v) {
+        std::memcpy(&v, bytes, sizeof v);
+        return static_cast<int64_t>(v);
+      });
+      for (const auto& [name, v] : t.enum_values())
+        if (v == value) return name;
+      return std::to_string(value);
+    }
+    case Datatype::Class::Compound: {
+      std::string out = "{";
+      for (std::size_t i = 0; i < t.members().size(); ++i) {
+        const Member& m = t.members()[i];
+        out += (i ? ", " : "") + m.name + ": " + format_element(m.type, bytes + m.offset);
+      }
+      return out + "}";
+    }
+  }
+  return "?";
+}
+
+std::size_t datatype_size(const Datatype& t) { return t.size(); }
+std::string datatype_name(const Datatype& t) { return t.name(); }
+
+// ---- reading names back ----------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void bad_name(std::string_view all, const std::string& why) {
+  throw DatatypeError("cannot read datatype name '" + std::string(all) + "': " + why +
+                      " (expected int8..int64, uint8..uint64, float32, float64, a numpy code like 'f8', "
+                      "string[N], utf8[N], enum<T>{...} or compound[N]{...})");
+}
+
+struct NameReader {
+  std::string_view all, s;
+  std::size_t at = 0;
+
+  void skip() {
+    while (at < s.size() && s[at] == ' ') ++at;
+  }
+  bool eat(char c) {
+    skip();
+    if (at < s.size() && s[at] == c) return ++at, true;
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) bad_name(all, std::string("expected '") + c + "' at position " + std::to_string(at));
+  }
+  std::string word() {  // a name: quoted, or anything up to a delimiter
+    skip();
+    std::size_t b = at;
+    if (at < s.size() && s[at] == '"') {
+      std::string w;
+      for (++at; at < s.size() && s[at] != '"'; ++at) {
+        if (s[at] == '\\' && at + 1 < s.size()) ++at;
+        w += s[at];
+      }
+      if (at >= s.size()) bad_name(all, "a quoted name is not closed");
+      ++at;
+      return w;
+    }
+    while (at < s.size() && std::string(":,{}[]<>@").find(s[at]) == std::string::npos) ++at;
+    std::string w(s.substr(b, at - b));
+    while (!w.empty() && w.back() == ' ') w.pop_back();
+    if (w.empty()) bad_name(all, "a name is missing at position " + std::to_string(b));
+    return w;
+  }
+  uint64_t number() {
+    skip();
+    std::size_t b = at;
+    bool neg = at < s.size() && s[at] == '-';
+    if (neg) ++at;
+    uint64_t v = 0;
+    while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at]))) {
+      if (v > (~uint64_t{0} - 9) / 10) bad_name(all, "a number is too large");
+      v = v * 10 + uint64_t(s[at++] - '0');
+    }
+    if (at == b + (neg ? 1 : 0)) bad_name(all, "a number is missing at position " + std::to_string(b));
+    return neg ? uint64_t(-int64_t(v)) : v;
+  }
+  Datatype type(int depth) {
+    if (depth > 16) bad_name(all, "compounds nest more than 16 deep");
+    skip();
+    // numpy byte-order prefixes: native and little-endian are what we store.
+    if (at < s.size() && (s[at] == '<' || s[at] == '=' || s[at] == '|')) ++at;
+    std::string w = word();
+    std::string lower = w;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower == "string" || lower == "utf8") {
+      expect('[');
+      auto n = number();
+      expect(']');
+      return Datatype::string(n, lower == "utf8" ? Datatype::Charset::Utf8 : Datatype::Charset::Ascii);
+    }
+    if (lower == "enum") {
+      expect('<');
+      Scalar base = scalar(word());
+      expect('>');
+      expect('{');
+      std::vector<std::pair<std::string, int64_t>> values;
+      do {
+        std::string n = word();
+        expect(':');
+        values.emplace_back(n, int64_t(number()));
+      } while (eat(','));
+      expect('}');
+      return Datatype::enumeration(base, std::move(values));
+    }
+    if (lower == "compound") {
+      expect('[');
+      auto size = number();
+      expect(']');
+      expect('{');
+      std::vector<Member> members;
+      do {
+        Member m;
+        m.name = word();
+        expect(':');
+        m.type = type(depth + 1);
+        expect('@');
+        m.offset = number();
+        members.push_back(std::move(m));
+      } while (eat(','));
+      expect('}');
+      return Datatype::compound(std::move(members), size);
+    }
+    return scalar_or_numpy(w);
+  }
+  Datatype scalar_or_numpy(std::string w) {
+    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
+    // numpy byte-order prefixes: native and little-endian are what we store.
+    if (!w.empty() && (w[0] == '<' || w[0] == '=' || w[0] == '|')) w.erase(0, 1);
+    if (w.size() > 1 && w[0] == 's' && std::all_of(w.begin() + 1, w.end(), ::isdigit))
+      return Datatype::string(std::stoull(w.substr(1)));
+    return scalar(w);
+  }
+  Scalar scalar(std::string w) {
+    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (!w.empty() && (w[0] == '<' || w[0] == '=' || w[0] == '|')) w.erase(0, 1);
+    static const std::pair<const char*, Scalar> table[] = {
+        {"int8", Scalar::Int8},       {"i1", Scalar::Int8},         {"int16", Scalar::Int16},
+        {"i2", Scalar::Int16},        {"int32", Scalar::Int32},     {"i4", Scalar::Int32},
+        {"int64", Scalar::Int64},     {"i8", Scalar::Int64},        {"uint8", Scalar::UInt8},
+        {"u1", Scalar::UInt8},        {"uint16", Scalar::UInt16},   {"u2", Scalar::UInt16},
+        {"uint32", Scalar::UInt32},   {"u4", Scalar::UInt32},       {"uint64", Scalar::UInt64},
+        {"u8", Scalar::UInt64},       {"float32", Scalar::Float32}, {"f4", Scalar::Float32},
+        {"float", Scalar::Float32},   {"float64", Scalar::Float64}, {"f8", Scalar::Float64},
+        {"double", Scalar::Float64},
+    };
+    for (const auto& [key, value] : table)
+      if (w == key) return value;
+    bad_name(all, "unknown type '" + w + "'");
+  }
+};
+
+}  // namespace
+
+Datatype datatype_from_name(std::string_view name) {
+  NameReader r{name, name};
+  Datatype t = r.type(0);
+  r.skip();
+  if (r.at != name.size()) bad_name(name, "unexpected text at position " + std::to_string(r.at));
+  return t;
+}
+
+}  // namespace h5loom

@@ -1,0 +1,157 @@
+#include "hdf5lib/types.hpp"
+#include <cstring>
+
+namespace h5loom::hdf5lib {
+
+namespace {
+
+hid_t native_scalar(Scalar s) {
+  switch (s) {
+    case Scalar::Int8: return H5T_NATIVE_INT8;
+    case Scalar::Int16: return H5T_NATIVE_INT16;
+    case Scalar::Int32: return H5T_NATIVE_INT32;
+    case Scalar::Int64: return H5T_NATIVE_INT64;
+    case Scalar::UInt8: return H5T_NATIVE_UINT8;
+    case Scalar::UInt16: return H5T_NATIVE_UINT16;
+    case Scalar::UInt32: return H5T_NATIVE_UINT32;
+    case Scalar::UInt64: return H5T_NATIVE_UINT64;
+    case Scalar::Float32: return H5T_NATIVE_FLOAT;
+    case Scalar::Float64: return H5T_NATIVE_DOUBLE;
+  }
+  return H5I_INVALID_HID;
+}
+
+hid_t standard_scalar(Scalar s) {
+  switch (s) {
+    case Scalar::Int8: return H5T_STD_I8LE;
+    case Scalar::Int16: return H5T_STD_I16LE;
+    case Scalar::Int32: return H5T_STD_I32LE;
+    case Scalar::Int64: return H5T_STD_I64LE;
+    case Scalar::UInt8: return H5T_STD_U8LE;
+    case Scalar::UInt16: return H5T_STD_U16LE;
+    case Scalar::UInt32: return H5T_STD_U32LE;
+    case Scalar::UInt64: return H5T_STD_U64LE;
+    case Scalar::Float32: return H5T_IEEE_F32LE;
+    case Scalar::Float64: return H5T_IEEE_F64LE;
+  }
+  return H5I_INVALID_HID;
+}
+
+// One builder for both: `scalar` maps the scalars (native or standard).
+Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
+  const std::string what = "making the HDF5 type of " + t.name();
+  switch (t.type_class()) {
+    case Datatype::Class::Scalar: return checked(H5Tcopy(scalar(t.scalar())), H5Tclose, what);
+    case Datatype::Class::String: {
+      Hid s = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
+      check(H5Tset_size(s.get(), t.size()), what);
+      check(H5Tset_strpad(s.get(), H5T_STR_NULLPAD), what);
+      check(H5Tset_cset(s.get(), t.charset() == Datatype::Charset::Utf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII), what);
+      return s;
+    }
+    case Datatype::Class::Enum: {
+      Hid e = checked(H5Tenum_create(scalar(t.scalar())), H5Tclose, what);
+      for (const auto& [name, value] : t.enum_values()) {
+        // The value in the base type's own representation.
+        unsigned char bytes[8] = {};
+        dispatch_scalar(t.scalar(), [&](auto v) {
+          v = static_cast<decltype(v)>(value);
+          std::memcpy(bytes, &v, sizeof v);
+          return 0;
+        });
+        if (scalar == standard_scalar) check(H5Tconvert(native_scalar(t.scalar()), scalar(t.scalar()), 1, bytes,
+                                                        nullptr, H5P_DEFAULT), what);
+        check(H5Tenum_insert(e.get(), name.c_str(), bytes), what);
+      }
+      return e;
+    }
+    case Datatype::Class::Compound: {
+      Hid c = checked(H5Tcreate(H5T_COMPOUND, t.size()), H5Tclose, what);
+      for (const auto& m : t.members()) {
+        Hid mt = build(m.type, scalar);
+        check(H5Tinsert(c.get(), m.name.c_str(), m.offset, mt.get()), what + ", member '" + m.name + "'");
+      }
+      return c;
+    }
+  }
+  throw DatatypeError("no HDF5 type for " + t.name());
+}
+
+Scalar scalar_of_hdf5(hid_t type, const std::string& object) {
+  const H5T_class_t cls = H5Tget_class(type);
+  const std::size_t size = H5Tget_size(type);
+  if (cls == H5T_INTEGER) {
+    const bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
+    switch (size) {
+      case 1: return is_signed ? Scalar::Int8 : Scalar::UInt8;
+      case 2: return is_signed ? Scalar::Int16 : Scalar::UInt16;
+      case 4: return is_signed ? Scalar::Int32 : Scalar::UInt32;
+      case 8: return is_signed ? Scalar::Int64 : Scalar::UInt64;
+    }
+  } else if (cls == H5T_FLOAT) {
+    if (size == 4) return Scalar::Float32;
+    if (size == 8) return Scalar::Float64;
+  }
+  throw DatatypeError("'" + object + "' has an HDF5 datatype that h5loom does not support (class " +
+                      std::to_string(static_cast<int>(cls)) + ", " + std::to_string(size) + " bytes)");
+}
+
+}  // namespace
+
+Hid memory_type(const Datatype& t) { return build(t, native_scalar); }
+Hid file_type(const Datatype& t) { return build(t, standard_scalar); }
+
+Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
+  const H5T_class_t cls = H5Tget_class(type);
+  const std::string what = "reading the datatype of '" + object + "'";
+  if (cls == H5T_STRING) {
+    htri_t variable = H5Tis_variable_str(type);
+    if (variable != 0)
+      throw DatatypeError("'" + object + "' holds variable-length strings, which h5loom does not read yet");
+    return Datatype::string(H5Tget_size(type), H5Tget_cset(type) == H5T_CSET_UTF8 ? Datatype::Charset::Utf8
+                                                                                    : Datatype::Charset::Ascii);
+  }
+  if (cls == H5T_ENUM) {
+    Hid base = checked(H5Tget_super(type), H5Tclose, what);
+    const Scalar s = scalar_of_hdf5(base.get(), object);
+    const int n = H5Tget_nmembers(type);
+    if (n < 0) fail(what);
+    std::vector<std::pair<std::string, int64_t>> values;
+    for (int i = 0; i < n; ++i) {
+      char* name = H5Tget_member_name(type, unsigned(i));
+      if (!name) fail(what);
+      std::string member(name);
+      H5free_memory(name);
+      unsigned char bytes[8] = {};
+      check(H5Tget_member_value(type, unsigned(i), bytes), what);
+      // To the native representation, then to int64.
+      check(H5Tconvert(base.get(), native_scalar(s), 1, bytes, nullptr, H5P_DEFAULT), what);
+      const int64_t value = dispatch_scalar(s, [&](auto v) {
+        std::memcpy(&v, bytes, sizeof v);
+        return static_cast<int64_t>(v);
+      });
+      values.emplace_back(std::move(member), value);
+    }
+    return Datatype::enumeration(s, std::move(values));
+  }
+  if (cls == H5T_COMPOUND) {
+    const int n = H5Tget_nmembers(type);
+    if (n < 0) fail(what);
+    std::vector<Member> members;
+    for (int i = 0; i < n; ++i) {
+      char* name = H5Tget_member_name(type, unsigned(i));
+      if (!name) fail(what);
+      Member m;
+      m.name = name;
+      H5free_memory(name);
+      m.offset = H5Tget_member_offset(type, unsigned(i));
+      Hid mt = checked(H5Tget_member_type(type, unsigned(i)), H5Tclose, what);
+      m.type = datatype_of_hdf5(mt.get(), object + "." + m.name);
+      members.push_back(std::move(m));
+    }
+    return Datatype::compound(std::move(members), H5Tget_size(type));
+  }
+  return scalar_of_hdf5(type, object);
+}
+
+}  // namespace h5loom::hdf5lib

@@ -1,0 +1,19 @@
+// h5loom datatypes as HDF5 datatypes and back.
+#pragma once
+
+#include "hdf5lib/hid.hpp"
+
+namespace h5loom::hdf5lib {
+
+// The HDF5 type of elements in memory: native scalars, compounds at their
+// C offsets, NUL-padded fixed strings, enums over their native base.
+Hid memory_type(const Datatype& t);
+// The HDF5 type stored in files: little-endian standard scalars whatever the
+// host, the same compound layout (so that a memory buffer is a file element),
+// strings and enums as in memory.
+Hid file_type(const Datatype& t);
+// The h5loom datatype of an HDF5 type; DatatypeError naming `object` for the
+// HDF5 types h5loom does not model (variable-length, references, arrays, ...).
+Datatype datatype_of_hdf5(hid_t type, const std::string& object);
+
+}  // namespace h5loom::hdf5lib
