@@ -81,6 +81,39 @@ Array as_array(nb::handle obj, const std::string& what) {
   return a;
 }
 
+// A datatype as nested tuples for Python to build a numpy dtype from:
+// ("scalar", "float64"), ("string", length, "ascii"|"utf8"),
+// ("enum", base, [(name, value)...]), ("compound", size, [(name, offset, tree)...]).
+nb::object type_tree(const Datatype& t) {
+  switch (t.type_class()) {
+    case Datatype::Class::Scalar: return nb::make_tuple("scalar", scalar_name(t.scalar()));
+    case Datatype::Class::String:
+      return nb::make_tuple("string", t.size(), t.charset() == Datatype::Charset::Utf8 ? "utf8" : "ascii");
+    case Datatype::Class::Enum: {
+      nb::list values;
+      for (const auto& [name, value] : t.enum_values()) values.append(nb::make_tuple(name, value));
+      return nb::make_tuple("enum", scalar_name(t.scalar()), values);
+    }
+    case Datatype::Class::Compound: {
+      nb::list members;
+      for (const auto& m : t.members()) members.append(nb::make_tuple(m.name, m.offset, type_tree(m.type)));
+      return nb::make_tuple("compound", t.size(), members);
+    }
+  }
+  throw DatatypeError("no description of datatype " + t.name());
+}
+
+// Elements of a dataset's own datatype handed over as their bytes (a uint8
+// view of a structured, string or enum numpy array): how many there are.
+std::size_t elements_in(const Dataset& d, const Array& bytes, const std::string& what) {
+  if (bytes.dtype() != nb::dtype<uint8_t>()) throw DatatypeError(what + " needs the bytes of the elements");
+  const std::size_t esize = datatype_size(d.dtype());
+  if (bytes.size() % esize != 0)
+    throw SelectionError(what + ": " + std::to_string(bytes.size()) + " bytes are not whole elements of " +
+                         std::to_string(esize) + " bytes");
+  return bytes.size() / esize;
+}
+
 // An attribute as (kind, dtype name, payload): payload is bytes for numbers, str for strings.
 nb::tuple attribute_to_python(const AttributeValue& v) {
   static const char* kinds[] = {"scalar", "array", "string", "strings"};
@@ -164,6 +197,8 @@ NB_MODULE(_core, m) {
       .def("has_attribute", &Object::has_attribute)
       .def("attribute_names", &Object::attribute_names);
 
+  m.def("type_tree", [](const std::string& name) { return type_tree(datatype_from_name(name)); });
+
   nb::class_<Dataset, Object>(m, "Dataset")
       .def_prop_ro("dtype", [](const Dataset& d) { return datatype_name(d.dtype()); })
       .def_prop_ro("shape", &Dataset::shape)
@@ -182,6 +217,18 @@ NB_MODULE(_core, m) {
       .def("read", [](Dataset& d, const Selection& sel, Array out) {
         Datatype t = datatype_of_array(out, "a read of dataset '" + d.path() + "'");
         d.read_raw(sel, t, out.data(), out.size());
+      }, nb::arg("selection"), nb::arg("out"))
+      // Compound, string and enum data: the elements' bytes, in the dataset's own datatype.
+      .def("write_bytes", [](Dataset& d, const Selection& sel, nb::object obj, bool copy) {
+        const std::string what = "a write to dataset '" + d.path() + "'";
+        Array a = as_array(obj, what);
+        const std::size_t n = elements_in(d, a, what);
+        if (copy) return d.write_raw(sel, d.dtype(), a.data(), n, true);
+        d.write_raw(sel, d.dtype(), a.data(), n, keep_alive(obj));
+      }, nb::arg("selection"), nb::arg("data"), nb::arg("copy"))
+      .def("read_bytes", [](Dataset& d, const Selection& sel, Array out) {
+        const std::string what = "a read of dataset '" + d.path() + "'";
+        d.read_raw(sel, d.dtype(), out.data(), elements_in(d, out, what));
       }, nb::arg("selection"), nb::arg("out"));
 
   nb::class_<Group, Object>(m, "Group")
