@@ -204,7 +204,22 @@ class Engine {
   // Names (not paths) of the members of a group, sorted.
   virtual std::vector<std::string> list(FileHandle& f, const std::string& group) = 0;
 
+  // ---- links (conformance group "links"; "order" for creation order) --------
+  // An engine without them keeps these defaults, which raise UsageError.
+  // Removes the link `path`: a dataset, a soft link, or a group with all below it.
+  virtual void unlink(FileHandle& f, const std::string& path);
+  // Renames `from` to `to` (the parent of `to` exists, `to` does not, and it is not below `from`).
+  virtual void move(FileHandle& f, const std::string& from, const std::string& to);
+  // A soft link `path` to the absolute path `target` (which need not exist).
+  // kind() and every other call follow soft links; list() names them.
+  virtual void create_soft_link(FileHandle& f, const std::string& path, const std::string& target);
+  // The target if `path` is a soft link; nullopt if it is anything else or nothing.
+  virtual std::optional<std::string> soft_link(FileHandle& f, const std::string& path);
+  // Member names of a group in the order they were created.
+  virtual std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group);
+
   // ---- datasets ------------------------------------------------------------
+  // A non-empty spec.fill needs conformance group "fill"; an engine without it raises UsageError.
   virtual void create_dataset(FileHandle& f, const std::string& path, const DatasetSpec& spec) = 0;
   virtual DatasetInfo dataset_info(FileHandle& f, const std::string& path) = 0;
   // New shape: no dimension shrinks, none exceeds max_shape.

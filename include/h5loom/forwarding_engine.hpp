@@ -79,6 +79,11 @@ class ForwardingEngine : public Engine {
   ObjectKind kind(FileHandle& f, const std::string& path) override;
   void create_group(FileHandle& f, const std::string& path) override;
   std::vector<std::string> list(FileHandle& f, const std::string& group) override;
+  void unlink(FileHandle& f, const std::string& path) override;
+  void move(FileHandle& f, const std::string& from, const std::string& to) override;
+  void create_soft_link(FileHandle& f, const std::string& path, const std::string& target) override;
+  std::optional<std::string> soft_link(FileHandle& f, const std::string& path) override;
+  std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group) override;
   void create_dataset(FileHandle& f, const std::string& path, const DatasetSpec& spec) override;
   DatasetInfo dataset_info(FileHandle& f, const std::string& path) override;
   void extend(FileHandle& f, const std::string& path, const Dims& new_shape) override;

@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,8 @@ class Dataset : public Object {
   Layout layout() const;
   Dims chunks() const;
   std::size_t ndim() const { return shape().size(); }
+  // One element of dtype(): the value of elements never written (empty: zero).
+  std::vector<unsigned char> fill_value() const;
 
   // Grows the dataset (collective; a flush point). No dimension may shrink or pass max_shape.
   void extend(const Dims& new_shape);
@@ -151,6 +154,19 @@ class Group : public Object {
   bool exists(const std::string& path) const;
   ObjectKind kind(const std::string& path) const;
   std::vector<std::string> list() const;  // member names, sorted
+  // Member names in the order they were created (engines declaring the conformance group "order").
+  std::vector<std::string> list_in_creation_order() const;
+
+  // ---- links (engines declaring "links"); collective, and flush points ----
+  // Deletes a dataset, a soft link, or a group with everything below it.
+  void remove(const std::string& path);
+  // Renames `from` to `to` (missing parents of `to` are created; `to` must not exist).
+  void move(const std::string& from, const std::string& to);
+  // A soft link at `path` to `target` (absolute, or relative to this group; it need not exist).
+  // Every other call follows soft links; list() names them; visit() does not follow them.
+  void create_soft_link(const std::string& path, const std::string& target);
+  // The target if `path` is a soft link.
+  std::optional<std::string> soft_link(const std::string& path) const;
   // Every group and dataset below this group, depth first, members in name
   // order: fn(absolute path, kind). Collective like list().
   void visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const;

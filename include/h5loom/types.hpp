@@ -38,6 +38,15 @@ struct DatasetSpec {
   Layout layout = Layout::Contiguous;
   bool layout_auto = true;
   Dims chunks;
+  // The value of elements never written: one element of dtype (empty: zero).
+  // Engines declaring the conformance group "fill" keep it.
+  std::vector<unsigned char> fill;
+
+  template <class T>
+  void fill_with(T value) {
+    fill.resize(sizeof(T));
+    std::memcpy(fill.data(), &value, sizeof(T));
+  }
 };
 
 struct DatasetInfo {
@@ -46,6 +55,7 @@ struct DatasetInfo {
   Dims max_shape;
   Layout layout = Layout::Contiguous;
   Dims chunks;  // empty unless chunked
+  std::vector<unsigned char> fill;  // one element of dtype; empty: zero
 };
 
 // A scalar, a 1-D array of one numeric type, a string, or a 1-D array of strings

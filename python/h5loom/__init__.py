@@ -45,6 +45,8 @@ from ._errors import (
     UsageError,
 )
 from . import _core
+from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _is_plain_numeric, _np_dtype, _records, _type_name,
+                      enum_dtype, string_dtype)
 from ._core import Selection
 
 from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
@@ -52,7 +54,7 @@ from . import profile  # noqa: E402  (h5loom.profile.load)
 
 __version__ = "0.1.0"
 __all__ = [
-    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "string_dtype", "enum_dtype",
+    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "string_dtype", "enum_dtype", "SoftLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
     "Error", "NotFoundError", "ExistsError", "SelectionError", "DatatypeError", "ReadOnlyError",
     "ConfigError", "UsageError", "IOError", "CollectiveMismatchError", "CorruptionError",
@@ -61,7 +63,6 @@ __all__ = [
 UNLIMITED = None  # in ``maxshape``: the dimension can grow without bound (as in h5py)
 _UNLIMITED_U64 = 2**64 - 1
 _MODES = {"r": 0, "r+": 1, "w": 2, "w-": 3, "x": 3}
-_SUPPORTED_KINDS = {"i", "u", "f"}
 
 
 def engines() -> list[str]:
@@ -88,113 +89,6 @@ def _engine_config(engine: Union[None, str, Mapping[str, Any]]) -> str:
     if isinstance(engine, Mapping):
         return json.dumps(engine)
     raise ConfigError(f"engine must be a name, a JSON string or a dict, not {type(engine).__name__}")
-
-
-def string_dtype(length: int, encoding: str = "utf-8") -> np.dtype:
-    """A fixed-length string dtype of ``length`` bytes (NUL-padded) in ``encoding``
-    ("utf-8" or "ascii"): numpy bytes ``S<length>`` marked with the encoding."""
-    if encoding.lower().replace("-", "") not in ("utf8", "ascii"):
-        raise DatatypeError(f"string_dtype: encoding {encoding!r} is not 'utf-8' or 'ascii'")
-    return np.dtype(f"S{int(length)}", metadata={"encoding": encoding.lower()})
-
-
-def enum_dtype(values: Mapping[str, int], basetype: Any = "i1") -> np.dtype:
-    """An enum dtype: integers of ``basetype`` with names (``{"red": 0, "green": 1}``),
-    as h5py's ``enum_dtype``; datasets of it read back with the names in
-    ``dtype.metadata["enum"]``."""
-    return np.dtype(basetype, metadata={"enum": dict(values)})
-
-
-def _quoted(name: str) -> str:
-    """A member or enum name in an h5loom datatype name (quoted if it needs to be)."""
-    if name and not any(c in name for c in ':,{}[]<>@"\\') and name[0] != " " and name[-1] != " ":
-        return name
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _is_plain_numeric(dt: np.dtype) -> bool:
-    return dt.kind in _SUPPORTED_KINDS and dt.fields is None and not (dt.metadata and "enum" in dt.metadata)
-
-
-def _type_name(dt: np.dtype, what: str) -> str:
-    """The h5loom datatype name of a numpy dtype (numbers, structured, S<n>, enums)."""
-    if dt.byteorder == ">":
-        raise DatatypeError(f"{what}: big-endian dtype {dt} is not supported; use {dt.newbyteorder('<')}")
-    if dt.fields is not None:
-        members = []
-        for name, field in dt.fields.items():
-            sub, offset = field[0], field[1]
-            if sub.subdtype is not None:
-                raise DatatypeError(f"{what}: field '{name}' is an array ({sub}); h5loom compounds hold scalars, "
-                                    "strings, enums and compounds")
-            members.append(f"{_quoted(name)}: {_type_name(sub, what)} @{offset}")
-        return f"compound[{dt.itemsize}]{{{', '.join(members)}}}"
-    if dt.kind == "S":
-        utf8 = (dt.metadata or {}).get("encoding", "ascii").replace("-", "") == "utf8"
-        return f"{'utf8' if utf8 else 'string'}[{dt.itemsize}]"
-    if dt.kind in _SUPPORTED_KINDS and dt.metadata and "enum" in dt.metadata:
-        base = _type_name(np.dtype(dt.str), what)
-        names = ", ".join(f"{_quoted(str(k))}: {int(v)}" for k, v in dt.metadata["enum"].items())
-        return f"enum<{base}>{{{names}}}"
-    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize not in ((1, 2, 4, 8) if dt.kind != "f" else (4, 8)):
-        raise DatatypeError(f"{what}: dtype {dt} is not supported (int8..int64, uint8..uint64, float32, float64, "
-                            "structured dtypes, S<n> strings, enum_dtype)")
-    return f"{'int' if dt.kind == 'i' else 'uint' if dt.kind == 'u' else 'float'}{dt.itemsize * 8}"
-
-
-def _dtype_name(dtype: Any, what: str) -> str:
-    """h5loom datatype name of a numpy dtype-like."""
-    try:
-        dt = np.dtype(dtype)
-    except TypeError as e:
-        raise DatatypeError(f"{what}: {dtype!r} is not a dtype ({e})") from None
-    return _type_name(dt, what)
-
-
-def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
-    kind = tree[0]
-    if kind == "scalar":
-        return np.dtype(tree[1])
-    if kind == "string":
-        return np.dtype(f"S{tree[1]}", metadata={"encoding": "utf-8" if tree[2] == "utf8" else "ascii"})
-    if kind == "enum":
-        return np.dtype(tree[1], metadata={"enum": {name: value for name, value in tree[2]}})
-    names, offsets, formats = zip(*[(name, offset, _dtype_from_tree(sub)) for name, offset, sub in tree[2]])
-    return np.dtype({"names": list(names), "formats": list(formats), "offsets": list(offsets),
-                     "itemsize": tree[1]})
-
-
-def _np_dtype(name: str) -> np.dtype:
-    """The numpy dtype of an h5loom datatype name."""
-    if name.isalnum():
-        return np.dtype(name)  # scalar names are numpy names
-    return _dtype_from_tree(_core.type_tree(name))
-
-
-def _records(data: Any, dt: np.dtype, path: str) -> np.ndarray:
-    """Data for a compound, string or enum dataset: an array of exactly its dtype
-    (a structured array with the same fields and offsets, bytes of the same
-    length, integers of the enum's base), or values numpy turns into one."""
-    if isinstance(data, np.ndarray):
-        same = data.dtype == dt and (dt.fields is None or data.dtype.fields == dt.fields)
-        if same or (dt.fields is None and data.dtype.kind == dt.kind and
-                    (dt.kind != "S" or data.dtype.itemsize <= dt.itemsize) and
-                    np.can_cast(data.dtype, dt, casting="safe")):
-            return data if same else data.astype(dt)
-        raise DatatypeError(f"cannot write {data.dtype} data to dataset '{path}' of type {_type_name(dt, path)}; "
-                            "convert it first")
-    try:
-        if dt.kind == "S":  # never cut a string short: check the lengths first
-            natural = np.asarray(data)
-            if natural.dtype.kind == "U":
-                natural = np.char.encode(natural, "utf-8")
-            if natural.dtype.kind != "S" or natural.dtype.itemsize > dt.itemsize:
-                raise ValueError(f"{natural.dtype} values do not fit {dt.itemsize}-byte strings")
-            return natural.astype(dt)
-        return np.asarray(data, dtype=dt)
-    except (TypeError, ValueError, UnicodeEncodeError) as e:
-        raise DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of type "
-                            f"{_type_name(dt, path)}: {e}") from None
 
 
 def _selection_for(key: Any, shape: Tuple[int, ...], path: str) -> Tuple[Selection, Tuple[int, ...]]:
@@ -378,6 +272,20 @@ class _Node:
         return AttributeManager(self._obj)
 
 
+class SoftLink:
+    """A soft link to a path, as h5py's: ``g["latest"] = SoftLink("/steps/9")``;
+    ``g.get(name, getlink=True)`` gives one back. Its target need not exist."""
+
+    def __init__(self, path: str) -> None:
+        self.path = str(path)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SoftLink) and other.path == self.path
+
+    def __repr__(self) -> str:
+        return f"<h5loom.SoftLink to '{self.path}'>"
+
+
 class Group(_Node):
     """A group: a container of groups and datasets, addressed by path (``g["a/b"]``)."""
 
@@ -401,6 +309,7 @@ class Group(_Node):
         maxshape: Optional[Sequence[Optional[int]]] = None,
         chunks: Union[None, bool, str, Sequence[int]] = None,
         layout: Optional[str] = None,
+        fillvalue: Any = None,
     ) -> "Dataset":
         """Create an N-D dataset. Collective.
 
@@ -409,6 +318,7 @@ class Group(_Node):
         chunks: ``None`` (the engine decides), ``"auto"``/``True`` (chunked, ~1 MiB chunks)
         or explicit chunk dimensions. layout: ``"contiguous"``/``"chunked"`` to force one.
         data: written to the whole dataset; every rank passes the same data (rank 0 writes it).
+        fillvalue: the value of elements never written (engines with the "fill" group).
         """
         arr = None if data is None else np.asarray(data)
         if shape is None:
@@ -430,7 +340,11 @@ class Group(_Node):
             layout = layout or "chunked"
         elif chunks is not None and chunks is not False:
             chunk_dims = [int(c) for c in chunks]
-        ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or ""), self._file)
+        fill = None
+        if fillvalue is not None:
+            fill = _records([fillvalue], _np_dtype(dt), path).tobytes()
+        ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill),
+                     self._file)
         if arr is not None:
             if self.file.rank == 0:
                 ds.write(arr)
@@ -449,25 +363,57 @@ class Group(_Node):
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self._obj.kind(path) is not None
 
+    def __setitem__(self, name: str, value: Any) -> None:
+        """``g[name] = SoftLink("/target")`` makes a soft link; an array-like makes a dataset of it. Collective."""
+        if isinstance(value, SoftLink):
+            self._obj.create_soft_link(name, value.path)
+        else:
+            self.create_dataset(name, data=value)
+
+    def __delitem__(self, name: str) -> None:
+        """Delete a dataset, a soft link, or a group with everything below it. Collective."""
+        self._obj.remove(name)
+
+    def move(self, source: str, dest: str) -> None:
+        """Rename ``source`` to ``dest`` (missing parents of ``dest`` are created). Collective."""
+        self._obj.move(source, dest)
+
+    def get(self, name: str, default: Any = None, getlink: bool = False) -> Any:
+        """The member ``name`` (``default`` if there is none); with ``getlink=True``
+        a soft link comes back as a SoftLink instead of what it points to."""
+        target = self._obj.soft_link(name)
+        if target is not None and (getlink or self._obj.kind(name) is None):
+            return SoftLink(target) if getlink else default
+        return self[name] if self._obj.kind(name) is not None else default
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._obj.list())
 
     def __len__(self) -> int:
         return len(self._obj.list())
 
-    def keys(self) -> list[str]:
-        """Member names, sorted."""
+    def keys(self, order: str = "name") -> list[str]:
+        """Member names, sorted; ``order="creation"``: in the order they were created
+        (engines with the "order" group)."""
+        if order == "creation":
+            return list(self._obj.list_in_creation_order())
+        if order != "name":
+            raise UsageError(f"keys(order={order!r}): order is 'name' or 'creation'")
         return list(self._obj.list())
 
-    def items(self) -> list[Tuple[str, Union["Group", "Dataset"]]]:
-        return [(name, self[name]) for name in self.keys()]
+    def items(self) -> list[Tuple[str, Any]]:
+        """(name, member); a soft link whose target does not exist gives its SoftLink."""
+        return [(name, self.get(name, SoftLink(self._obj.soft_link(name) or ""))) for name in self.keys()]
 
-    def values(self) -> list[Union["Group", "Dataset"]]:
-        return [self[name] for name in self.keys()]
+    def values(self) -> list[Any]:
+        return [value for _, value in self.items()]
 
     def visit(self, func: Any) -> Any:
-        """Call ``func(path, obj)`` for every object below this group, depth first; stop at a non-None result."""
+        """Call ``func(path, obj)`` for every object below this group, depth first; stop at a
+        non-None result. Soft links are not followed."""
         for name, obj in self.items():
+            if self._obj.soft_link(name) is not None:
+                continue
             result = func(obj.path, obj)
             if result is not None:
                 return result
@@ -491,6 +437,12 @@ class Dataset(_Node):
     @property
     def dtype(self) -> np.dtype:
         return _np_dtype(self._obj.dtype)
+
+    @property
+    def fillvalue(self) -> Any:
+        """The value of elements never written (zero unless one was set)."""
+        raw = self._obj.fill_value
+        return np.frombuffer(raw, dtype=self.dtype)[0] if raw else np.zeros((), dtype=self.dtype)[()]
 
     @property
     def ndim(self) -> int:

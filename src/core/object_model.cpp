@@ -211,6 +211,9 @@ void Group::require_absent(const std::string& abs, const char* what) const {
   if (auto k = f.engine->kind(*f.handle, abs); k != ObjectKind::None)
     throw ExistsError(std::string("cannot create ") + what + " '" + abs + "' in " + f.describe_file() + ": a " +
                       kind_name(k) + " of that name exists");
+  if (f.engine->soft_link(*f.handle, abs))  // a soft link whose target does not exist
+    throw ExistsError(std::string("cannot create ") + what + " '" + abs + "' in " + f.describe_file() +
+                      ": a soft link of that name exists");
 }
 
 void Group::require_kind(const std::string& abs, ObjectKind want) const {
@@ -275,6 +278,10 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
       throw UsageError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) +
                        " given for a contiguous layout");
   }
+  if (!spec.fill.empty() && spec.fill.size() != datatype_size(spec.dtype))
+    throw DatatypeError("cannot create " + where + ": the fill value has " + std::to_string(spec.fill.size()) +
+                        " bytes, not one element of " + datatype_name(spec.dtype) + " (" +
+                        std::to_string(datatype_size(spec.dtype)) + " bytes)");
   bool extendable = !spec.max_shape.empty() && spec.max_shape != spec.shape;
   if (extendable && !spec.layout_auto && spec.layout == Layout::Contiguous)
     throw UsageError("cannot create " + where + ": an extendable dataset (max_shape " +
@@ -324,6 +331,7 @@ std::vector<std::string> Group::list() const {
 void Group::visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const {
   for (const auto& name : list()) {
     std::string path = path_ == "/" ? "/" + name : path_ + "/" + name;
+    if (soft_link(name)) continue;  // not followed: a link to a group above would never end
     auto k = kind(name);
     fn(path, k);
     if (k == ObjectKind::Group) group(name).visit(fn);
@@ -343,6 +351,7 @@ Dims Dataset::shape() const { return info().shape; }
 Dims Dataset::max_shape() const { return info().max_shape; }
 Layout Dataset::layout() const { return info().layout; }
 Dims Dataset::chunks() const { return info().chunks; }
+std::vector<unsigned char> Dataset::fill_value() const { return info().fill; }
 
 static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape) {
   auto where = "dataset '" + path + "' in " + f.describe_file();

@@ -54,4 +54,23 @@ void Engine::remove(const std::string& location) const {
       throw IOError("cannot remove '" + p.location + "' (part of file '" + location + "'): " + std::strerror(errno));
 }
 
+namespace {
+[[noreturn]] void unsupported(const Engine& e, const std::string& what, const char* group) {
+  throw UsageError("engine '" + e.name() + "' cannot " + what + " (it does not declare the conformance group '" +
+                   group + "')");
+}
+}  // namespace
+
+void Engine::unlink(FileHandle&, const std::string& path) { unsupported(*this, "delete '" + path + "'", "links"); }
+void Engine::move(FileHandle&, const std::string& from, const std::string& to) {
+  unsupported(*this, "move '" + from + "' to '" + to + "'", "links");
+}
+void Engine::create_soft_link(FileHandle&, const std::string& path, const std::string&) {
+  unsupported(*this, "create the soft link '" + path + "'", "links");
+}
+std::optional<std::string> Engine::soft_link(FileHandle&, const std::string&) { return std::nullopt; }
+std::vector<std::string> Engine::list_in_creation_order(FileHandle&, const std::string& group) {
+  unsupported(*this, "list group '" + group + "' in creation order", "order");
+}
+
 }  // namespace h5loom::engine

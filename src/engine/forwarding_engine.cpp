@@ -16,6 +16,7 @@ std::string describe_spec(const DatasetSpec& s) {
   if (!s.max_shape.empty()) os << " max " << dims_to_string(s.max_shape);
   if (!s.layout_auto) os << (s.layout == Layout::Chunked ? " chunked" : " contiguous");
   if (!s.chunks.empty()) os << " chunks " << dims_to_string(s.chunks);
+  if (!s.fill.empty() && s.fill.size() == datatype_size(s.dtype)) os << " fill " << format_element(s.dtype, s.fill.data());
   return os.str();
 }
 
@@ -87,6 +88,39 @@ std::vector<std::string> ForwardingEngine::list(FileHandle& fh, const std::strin
   auto& f = wrapped(fh);
   std::vector<std::string> names;
   around(f, Call{"list", group, true, [&] { return quoted(group); }}, [&] { names = inner_->list(*f.inner, group); });
+  return names;
+}
+
+void ForwardingEngine::unlink(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  around(f, Call{"unlink", path, true, [&] { return quoted(path); }}, [&] { inner_->unlink(*f.inner, path); });
+}
+
+void ForwardingEngine::move(FileHandle& fh, const std::string& from, const std::string& to) {
+  auto& f = wrapped(fh);
+  around(f, Call{"move", from, true, [&] { return quoted(from) + ", " + quoted(to); }},
+         [&] { inner_->move(*f.inner, from, to); });
+}
+
+void ForwardingEngine::create_soft_link(FileHandle& fh, const std::string& path, const std::string& target) {
+  auto& f = wrapped(fh);
+  around(f, Call{"create_soft_link", path, true, [&] { return quoted(path) + ", " + quoted(target); }},
+         [&] { inner_->create_soft_link(*f.inner, path, target); });
+}
+
+std::optional<std::string> ForwardingEngine::soft_link(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  std::optional<std::string> target;
+  around(f, Call{"soft_link", path, true, [&] { return quoted(path); }},
+         [&] { target = inner_->soft_link(*f.inner, path); });
+  return target;
+}
+
+std::vector<std::string> ForwardingEngine::list_in_creation_order(FileHandle& fh, const std::string& group) {
+  auto& f = wrapped(fh);
+  std::vector<std::string> names;
+  around(f, Call{"list_in_creation_order", group, true, [&] { return quoted(group); }},
+         [&] { names = inner_->list_in_creation_order(*f.inner, group); });
   return names;
 }
 

@@ -202,6 +202,10 @@ NB_MODULE(_core, m) {
   nb::class_<Dataset, Object>(m, "Dataset")
       .def_prop_ro("dtype", [](const Dataset& d) { return datatype_name(d.dtype()); })
       .def_prop_ro("shape", &Dataset::shape)
+      .def_prop_ro("fill_value", [](const Dataset& d) {
+        auto fill = d.fill_value();
+        return nb::bytes(reinterpret_cast<const char*>(fill.data()), fill.size());
+      })
       .def_prop_ro("max_shape", &Dataset::max_shape)
       .def_prop_ro("chunks", &Dataset::chunks)
       .def_prop_ro("layout", [](const Dataset& d) { return d.layout() == Layout::Chunked ? "chunked" : "contiguous"; })
@@ -235,8 +239,11 @@ NB_MODULE(_core, m) {
       .def("create_group", &Group::create_group)
       .def("group", &Group::group)
       .def("create_dataset", [](Group& g, const std::string& path, const std::string& dtype, const Dims& shape,
-                                const Dims& max_shape, const std::optional<Dims>& chunks, const std::string& layout) {
+                                const Dims& max_shape, const std::optional<Dims>& chunks, const std::string& layout,
+                                const std::optional<nb::bytes>& fill) {
         DatasetSpec spec;
+        if (fill) spec.fill.assign(static_cast<const unsigned char*>(fill->data()),
+                                   static_cast<const unsigned char*>(fill->data()) + fill->size());
         spec.dtype = datatype_from_name(dtype);
         spec.shape = shape;
         spec.max_shape = max_shape;
@@ -261,7 +268,12 @@ NB_MODULE(_core, m) {
         }
         return std::nullopt;
       })
-      .def("list", &Group::list);
+      .def("list", &Group::list)
+      .def("list_in_creation_order", &Group::list_in_creation_order)
+      .def("remove", &Group::remove)
+      .def("move", &Group::move)
+      .def("create_soft_link", &Group::create_soft_link)
+      .def("soft_link", &Group::soft_link);
 
   nb::class_<File, Group>(m, "File")
       .def_static("open", [](const std::string& name, int mode, std::optional<long long> comm_f,

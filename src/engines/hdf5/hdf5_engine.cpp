@@ -174,7 +174,7 @@ class Hdf5Engine final : public engine::Engine {
   std::string name() const override { return "hdf5"; }
   std::vector<std::string> conformance_groups() const override {
     return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors",
-            "compound", "string", "enum"};
+            "compound", "string", "enum", "links", "order", "fill"};
   }
 
   // Any HDF5 file is one this engine reads (a file it wrote carries no mark of its own).
@@ -242,10 +242,15 @@ class Hdf5Engine final : public engine::Engine {
           "setting library version bounds");
 
     hid_t id;
-    if (creating)
-      id = H5Fcreate(path.c_str(), mode == OpenMode::Create ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl.get());
-    else
+    if (creating) {
+      // The root group tracks the creation order of its links, as every group does.
+      Hid fcpl = checked(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "creating file properties");
+      check(H5Pset_link_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+            "tracking creation order");
+      id = H5Fcreate(path.c_str(), mode == OpenMode::Create ? H5F_ACC_TRUNC : H5F_ACC_EXCL, fcpl.get(), fapl.get());
+    } else {
       id = H5Fopen(path.c_str(), mode == OpenMode::Read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl.get());
+    }
     if (id < 0) {
       std::string detail = hdf5_error_text();
       std::string msg = "cannot " + std::string(creating ? "create" : "open") + " file '" + path +
@@ -335,15 +340,7 @@ class Hdf5Engine final : public engine::Engine {
   ObjectKind kind(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);
     if (path == "/") return ObjectKind::Group;
-    // H5Lexists needs every intermediate link to exist, so walk down the path.
-    for (std::size_t pos = path.find('/', 1);; pos = path.find('/', pos + 1)) {
-      std::string prefix = path.substr(0, pos);
-      if (H5Lexists(f.file.get(), prefix.c_str(), H5P_DEFAULT) <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return ObjectKind::None;
-      }
-      if (pos == std::string::npos) break;
-    }
+    if (!links_exist(f, path)) return ObjectKind::None;
     hid_t obj = H5Oopen(f.file.get(), path.c_str(), H5P_DEFAULT);
     if (obj < 0) {  // a dangling soft link, or a path through a dataset
       H5Eclear2(H5E_DEFAULT);
@@ -358,24 +355,61 @@ class Hdf5Engine final : public engine::Engine {
 
   void create_group(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);
-    checked(H5Gcreate2(f.file.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+    Hid gcpl = checked(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "creating group properties");
+    check(H5Pset_link_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+          "tracking creation order");
+    checked(H5Gcreate2(f.file.get(), path.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose,
             "creating group '" + path + "' in file '" + f.name + "'");
+  }
+
+  // ---- links ----
+  void unlink(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    f.datasets.clear();  // open datasets below the link would keep old names
+    f.fill_never.clear();
+    check(H5Ldelete(f.file.get(), path.c_str(), H5P_DEFAULT), "deleting '" + path + "' in file '" + f.name + "'");
+  }
+  void move(FileHandle& fh, const std::string& from, const std::string& to) override {
+    auto& f = cast(fh);
+    f.datasets.clear();
+    f.fill_never.clear();
+    check(H5Lmove(f.file.get(), from.c_str(), f.file.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+          "moving '" + from + "' to '" + to + "' in file '" + f.name + "'");
+  }
+  void create_soft_link(FileHandle& fh, const std::string& path, const std::string& target) override {
+    auto& f = cast(fh);
+    check(H5Lcreate_soft(target.c_str(), f.file.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+          "creating soft link '" + path + "' in file '" + f.name + "'");
+  }
+  std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    if (path == "/" || !links_exist(f, path)) return std::nullopt;
+    H5L_info_t li;
+    check(H5Lget_info(f.file.get(), path.c_str(), &li, H5P_DEFAULT), "reading link '" + path + "'");
+    if (li.type != H5L_TYPE_SOFT) return std::nullopt;
+    std::string target(li.u.val_size, '\0');
+    check(H5Lget_val(f.file.get(), path.c_str(), target.data(), target.size(), H5P_DEFAULT),
+          "reading soft link '" + path + "'");
+    target.resize(std::strlen(target.c_str()));
+    return target;
+  }
+  std::vector<std::string> list_in_creation_order(FileHandle& fh, const std::string& group) override {
+    auto& f = cast(fh);
+    Hid g = checked(H5Gopen2(f.file.get(), group.c_str(), H5P_DEFAULT), H5Gclose, "opening group '" + group + "'");
+    Hid gcpl = checked(H5Gget_create_plist(g.get()), H5Pclose, "reading group properties");
+    unsigned flags = 0;
+    check(H5Pget_link_creation_order(gcpl.get(), &flags), "reading group properties");
+    if (!(flags & H5P_CRT_ORDER_TRACKED))
+      throw UsageError("group '" + group + "' in file '" + f.name +
+                       "' does not record the order its members were created in (it was written without "
+                       "creation-order tracking); list it by name");
+    return link_names(g.get(), group, H5_INDEX_CRT_ORDER);
   }
 
   std::vector<std::string> list(FileHandle& fh, const std::string& group) override {
     auto& f = cast(fh);
     Hid g = checked(H5Gopen2(f.file.get(), group.c_str(), H5P_DEFAULT), H5Gclose, "opening group '" + group + "'");
-    H5G_info_t gi;
-    check(H5Gget_info(g.get(), &gi), "listing group '" + group + "'");
-    std::vector<std::string> names;
-    for (hsize_t i = 0; i < gi.nlinks; ++i) {
-      ssize_t len = H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
-      if (len < 0) fail("listing group '" + group + "'");
-      std::string name(static_cast<std::size_t>(len) + 1, '\0');
-      H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
-      name.resize(static_cast<std::size_t>(len));
-      names.push_back(std::move(name));
-    }
+    std::vector<std::string> names = link_names(g.get(), group, H5_INDEX_NAME);
     std::sort(names.begin(), names.end());
     return names;
   }
@@ -397,6 +431,9 @@ class Hdf5Engine final : public engine::Engine {
                          : settings_.fill_time == "alloc" ? H5D_FILL_TIME_ALLOC
                                                           : H5D_FILL_TIME_IFSET;
     check(H5Pset_fill_time(dcpl.get(), ft), "setting fill time");
+    if (!spec.fill.empty())
+      check(H5Pset_fill_value(dcpl.get(), memory_type(spec.dtype).get(), spec.fill.data()),
+            "setting the fill value of '" + path + "'");
     hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
                           H5P_DEFAULT);
     if (id < 0) fail("creating dataset '" + path + "' in file '" + f.name + "'");
@@ -424,6 +461,13 @@ class Hdf5Engine final : public engine::Engine {
       std::vector<hsize_t> c(n);
       H5Pget_chunk(dcpl.get(), n, c.data());
       info.chunks = from_hsize(c.data(), n);
+    }
+    H5D_fill_value_t defined = H5D_FILL_VALUE_UNDEFINED;
+    if (H5Pfill_value_defined(dcpl.get(), &defined) >= 0 && defined == H5D_FILL_VALUE_USER_DEFINED) {
+      info.fill.resize(datatype_size(info.dtype));
+      check(H5Pget_fill_value(dcpl.get(), memory_type(info.dtype).get(), info.fill.data()),
+            "reading the fill value of '" + path + "'");
+      if (std::all_of(info.fill.begin(), info.fill.end(), [](unsigned char b) { return b == 0; })) info.fill.clear();
     }
     return info;
   }
@@ -614,6 +658,34 @@ class Hdf5Engine final : public engine::Engine {
     hid_t id = H5Dopen2(f.file.get(), path.c_str(), H5P_DEFAULT);
     if (id < 0) fail("opening dataset '" + path + "' in file '" + f.name + "'");
     return (f.datasets[path] = Hid(id, H5Dclose)).get();
+  }
+
+  // The names of a group's links, in the order of `index`.
+  static std::vector<std::string> link_names(hid_t g, const std::string& group, H5_index_t index) {
+    H5G_info_t gi;
+    check(H5Gget_info(g, &gi), "listing group '" + group + "'");
+    std::vector<std::string> names;
+    for (hsize_t i = 0; i < gi.nlinks; ++i) {
+      ssize_t len = H5Lget_name_by_idx(g, ".", index, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+      if (len < 0) fail("listing group '" + group + "'");
+      std::string name(static_cast<std::size_t>(len) + 1, '\0');
+      H5Lget_name_by_idx(g, ".", index, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
+      name.resize(static_cast<std::size_t>(len));
+      names.push_back(std::move(name));
+    }
+    return names;
+  }
+
+  // Whether every link along `path` exists (H5Lexists needs the intermediate ones).
+  static bool links_exist(Hdf5File& f, const std::string& path) {
+    for (std::size_t pos = path.find('/', 1);; pos = path.find('/', pos + 1)) {
+      std::string prefix = path.substr(0, pos);
+      if (H5Lexists(f.file.get(), prefix.c_str(), H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+      }
+      if (pos == std::string::npos) return true;
+    }
   }
 
   static Hid open_object(Hdf5File& f, const std::string& path) {

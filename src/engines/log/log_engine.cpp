@@ -551,6 +551,10 @@ class LogEngine final : public engine::Engine {
   // ---- datasets ----
   void create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) override {
     auto& f = writable(fh, "create dataset '" + path + "'");
+    // Holes read as zero: a fill value would be silently lost.
+    if (!spec.fill.empty())
+      throw UsageError("cannot create dataset '" + path + "' in " + f.where() +
+                       " with a fill value: engine 'log' does not keep fill values yet (conformance group 'fill')");
     Dims max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
     // The log has no chunks; they are chosen as the hdf5 engine would and kept
     // for conversion to native HDF5.

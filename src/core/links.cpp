@@ -1,0 +1,89 @@
+// Group operations on links: deleting, renaming, soft links, creation order.
+// As everywhere in the object model, every argument is checked here (the local
+// checks agreed on by all ranks) before exactly one engine call.
+#include "core/file_state.hpp"
+#include "profile/profiler.hpp"
+
+namespace h5loom {
+
+using detail::FileState;
+
+namespace {
+
+// `path` is `base` or below it.
+bool at_or_below(const std::string& path, const std::string& base) {
+  return path == base || base == "/" || path.compare(0, base.size() + 1, base + "/") == 0;
+}
+
+// Shapes cached for datasets at or below `path` are stale once it moves or goes.
+void forget_below(FileState& f, const std::string& path) {
+  for (auto it = f.datasets.begin(); it != f.datasets.end();)
+    it = at_or_below(it->first, path) ? f.datasets.erase(it) : std::next(it);
+}
+
+}  // namespace
+
+std::vector<std::string> Group::list_in_creation_order() const {
+  auto& f = state();
+  f.require_open("list group '" + path_ + "'");
+  return f.engine->list_in_creation_order(*f.handle, path_);
+}
+
+std::optional<std::string> Group::soft_link(const std::string& path) const {
+  auto& f = state();
+  std::string abs = resolve(path);
+  f.require_open("look up '" + abs + "'");
+  return f.engine->soft_link(*f.handle, abs);
+}
+
+void Group::remove(const std::string& path) {
+  auto& f = state();
+  std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "remove", f.filename, abs);
+  f.agree([&] {
+    f.require_writable("delete '" + abs + "'");
+    if (abs == "/") throw UsageError("cannot delete the root group of " + f.describe_file());
+  });
+  if (!soft_link(abs) && f.engine->kind(*f.handle, abs) == ObjectKind::None)
+    throw NotFoundError("cannot delete '" + abs + "': nothing of that name in " + f.describe_file());
+  f.flush();  // writes put to it land first (they name it)
+  f.engine->unlink(*f.handle, abs);
+  forget_below(f, abs);
+}
+
+void Group::move(const std::string& from, const std::string& to) {
+  auto& f = state();
+  std::string src = resolve(from), dst = resolve(to);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "move", f.filename, src);
+  f.agree([&] {
+    f.require_writable("move '" + src + "'");
+    if (src == "/") throw UsageError("cannot move the root group of " + f.describe_file());
+    if (at_or_below(dst, src))
+      throw UsageError("cannot move '" + src + "' to '" + dst + "' in " + f.describe_file() +
+                       ": the destination is inside it");
+  });
+  if (!soft_link(src) && f.engine->kind(*f.handle, src) == ObjectKind::None)
+    throw NotFoundError("cannot move '" + src + "': nothing of that name in " + f.describe_file());
+  require_absent(dst, "link");
+  create_parents(dst);
+  f.flush();  // writes put to it land under the old name first
+  f.engine->move(*f.handle, src, dst);
+  forget_below(f, src);
+}
+
+void Group::create_soft_link(const std::string& path, const std::string& target) {
+  auto& f = state();
+  std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_soft_link", f.filename, abs);
+  std::string target_abs;
+  f.agree([&] {
+    f.require_writable("create soft link '" + abs + "'");
+    if (target.empty()) throw UsageError("cannot create soft link '" + abs + "': the target is empty");
+    target_abs = resolve(target);
+  });
+  create_parents(abs);
+  require_absent(abs, "soft link");
+  f.engine->create_soft_link(*f.handle, abs, target_abs);
+}
+
+}  // namespace h5loom

@@ -1,0 +1,101 @@
+// Conformance groups "links" (deleting, renaming, soft links), "order"
+// (creation-order listing) and "fill" (fill values).
+#include <cstring>
+
+#include "conformance.hpp"
+
+using namespace h5loom;
+
+H5LOOM_CONFORMANCE_GROUP(links, "links");
+H5LOOM_CONFORMANCE_GROUP(order, "order");
+H5LOOM_CONFORMANCE_GROUP(fill, "fill");
+
+TEST_F(links, DeleteRenameAndSoftLinksSurviveReopen) {
+  const auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    auto a = f.create_dataset<int32_t>("data/a", {uint64_t(nranks())});
+    int32_t v = 10 + rank();
+    a.write(Selection::box({uint64_t(rank())}, {1}), &v, 1);  // deferred: lands before the move
+    f.create_dataset<double>("data/gone", {2});
+    f.create_group("old/deep/er");
+    f.move("data/a", "moved/a");  // a missing parent is created
+    f.remove("data/gone");
+    f.remove("old");              // with everything below it
+    f.create_soft_link("latest", "/moved/a");
+    f.create_soft_link("dangling", "/nowhere");
+    EXPECT_EQ(f.soft_link("latest").value_or(""), "/moved/a");
+    EXPECT_FALSE(f.soft_link("moved/a").has_value());
+    EXPECT_EQ(f.kind("latest"), ObjectKind::Dataset);  // followed
+    EXPECT_EQ(f.kind("dangling"), ObjectKind::None);
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_EQ(f.list(), (std::vector<std::string>{"dangling", "data", "latest", "moved"}));
+  EXPECT_TRUE(f.group("data").list().empty());
+  EXPECT_FALSE(f.exists("old"));
+  auto all = f.dataset("latest").read<int32_t>();
+  for (int r = 0; r < nranks(); ++r) EXPECT_EQ(all[r], 10 + r);
+  EXPECT_EQ(f.soft_link("dangling").value_or(""), "/nowhere");
+  std::vector<std::string> seen;
+  f.visit([&](const std::string& p, ObjectKind) { seen.push_back(p); });  // soft links are not followed
+  EXPECT_EQ(seen, (std::vector<std::string>{"/data", "/moved", "/moved/a"}));
+}
+
+TEST_F(links, MisuseIsRefusedOnEveryRank) {
+  auto f = File::create(file_path(), options());
+  f.create_group("g/h");
+  f.create_dataset<int8_t>("x", {1});
+  EXPECT_THROW(f.remove("missing"), NotFoundError);
+  EXPECT_THROW(f.move("missing", "y"), NotFoundError);
+  EXPECT_THROW(f.move("g", "g/h/inside"), UsageError);
+  EXPECT_THROW(f.move("x", "g"), ExistsError);
+  EXPECT_THROW(f.remove("/"), UsageError);
+  f.create_soft_link("s", "/nowhere");
+  EXPECT_THROW(f.create_dataset<int8_t>("s", {1}), ExistsError);
+  EXPECT_THROW(f.create_soft_link("x", "/g"), ExistsError);
+  // The file is still usable.
+  f.move("x", "g/x");
+  EXPECT_EQ(f.group("g").list(), (std::vector<std::string>{"h", "x"}));
+}
+
+TEST_F(order, MembersListInCreationOrder) {
+  const auto path = file_path();
+  const std::vector<std::string> created = {"zeta", "alpha", "mid", "beta"};
+  {
+    auto f = File::create(path, options());
+    auto g = f.create_group("g");
+    for (const auto& n : created) {
+      if (n == "mid") g.create_group(n);
+      else g.create_dataset<float>(n, {1});
+    }
+    EXPECT_EQ(g.list_in_creation_order(), created);
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_EQ(f.group("g").list_in_creation_order(), created);
+  EXPECT_EQ(f.group("g").list(), (std::vector<std::string>{"alpha", "beta", "mid", "zeta"}));
+}
+
+TEST_F(fill, UnwrittenElementsReadAsTheFillValue) {
+  const auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    DatasetSpec spec;
+    spec.dtype = Datatype::Float64;
+    spec.shape = {4 * uint64_t(nranks())};
+    spec.fill_with(-1.5);
+    auto ds = f.create_dataset("partly", spec);
+    double v = rank();
+    ds.write(Selection::box({4 * uint64_t(rank()) + 1}, {1}), &v, 1);  // one of four per rank
+    spec.fill = {1, 2, 3};
+    EXPECT_THROW(f.create_dataset("bad", spec), DatatypeError);
+  }
+  auto f = File::open(path, Mode::Read, options());
+  auto ds = f.dataset("partly");
+  ASSERT_EQ(ds.fill_value().size(), 8u);
+  double fill;
+  std::memcpy(&fill, ds.fill_value().data(), 8);
+  EXPECT_EQ(fill, -1.5);
+  auto all = ds.read<double>();
+  for (int r = 0; r < nranks(); ++r)
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(all[4 * r + k], k == 1 ? double(r) : -1.5) << r << " " << k;
+}
