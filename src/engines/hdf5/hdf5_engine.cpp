@@ -715,7 +715,10 @@ class Hdf5Engine final : public engine::Engine {
     if (product(shape) == 0) return;  // as in read(): nothing to write, no storage
     Hid mspace = select(fspace.get(), sel, shape);
     static const char dummy = 0;
-    check(H5Dwrite(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
+    // A rank with nothing to write joins with the dataset's own type: no
+    // conversion that could fail on it alone (a string dataset has none from numbers).
+    Hid type = data ? memory_type(dtype) : checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+    check(H5Dwrite(ds, type.get(), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
           "writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
   }
 
