@@ -88,7 +88,7 @@ std::FILE* open_csv(MPI_Comm comm, const std::string& path);
 // Total size of the files an engine keeps for `path`.
 uint64_t engine_file_size(const std::string& engine, const std::string& path);
 void remove_engine_files(const std::string& engine, const std::string& path);
-// A short label for an engine configuration ("hdf5", "log", or the JSON's engine name).
+// A short label for an engine configuration: its name, or the JSON's engine name.
 std::string engine_label(const std::string& engine);
 std::string base_engine(const std::string& engine);
 // A CSV field: quoted, with quotes doubled (engine labels hold JSON, commas included).

@@ -74,9 +74,12 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
     if (rank == 0 && !o.keep_files) remove_engine_files(engine, path);
   }
   if (rank == 0) {
-    if (write_time.count("hdf5") && write_time.count("log"))
-      std::printf("\nlog engine writes %.1fx as fast as the hdf5 engine (both with their defaults)\n",
-                  write_time["hdf5"] / write_time["log"]);
+    // Every other engine against the first one named (each with its own settings).
+    const std::string first = o.engines.empty() ? "" : engine_label(o.engines.front());
+    for (const auto& engine : o.engines)
+      if (engine_label(engine) != first && write_time.count(first) && write_time.count(engine_label(engine)))
+        std::printf("\n%s writes %.1fx as fast as %s\n", engine_label(engine).c_str(),
+                    write_time[first] / write_time[engine_label(engine)], first.c_str());
     std::printf("CSV: %s\n", csv_path.c_str());
     std::fclose(csv);
   }
