@@ -9,6 +9,15 @@
 #include "capi/capi_internal.hpp"
 #include "core/mpi_util.hpp"
 
+// guarded() returns an h5loom::Error's code as its status: both enums are made
+// from the same table; this catches a hand edit of one of them.
+#define H5LOOM_ERROR_KIND(Kind, C_NAME, code, Class, PyBase, meaning)                                      \
+  static_assert(LOOM_ERR_##C_NAME == static_cast<int>(h5loom::ErrorCode::Kind) && LOOM_ERR_##C_NAME == code, \
+                "LOOM_ERR_" #C_NAME " differs from h5loom::ErrorCode::" #Kind);
+#include "h5loom/error_codes.def"
+#undef H5LOOM_ERROR_KIND
+static_assert(LOOM_OK == static_cast<int>(h5loom::ErrorCode::Ok), "LOOM_OK differs from h5loom::ErrorCode::Ok");
+
 namespace h5loom::capi {
 
 AgreeComm::~AgreeComm() {
@@ -222,12 +231,14 @@ const char* loom_last_error_message(void) { return last_message_.c_str(); }
 loom_status loom_last_error_code(void) { return last_code_; }
 
 const char* loom_status_name(loom_status status) {
-  static const char* names[] = {"LOOM_OK",          "LOOM_ERR_GENERIC",   "LOOM_ERR_NOT_FOUND",
-                                "LOOM_ERR_EXISTS",  "LOOM_ERR_SELECTION", "LOOM_ERR_DATATYPE",
-                                "LOOM_ERR_READ_ONLY", "LOOM_ERR_CONFIG",  "LOOM_ERR_USAGE",
-                                "LOOM_ERR_IO",      "LOOM_ERR_COLLECTIVE_MISMATCH", "LOOM_ERR_CORRUPTION"};
-  if (status < 0 || status > LOOM_ERR_CORRUPTION) return "LOOM_ERR_UNKNOWN";
-  return names[status];
+  switch (status) {
+    case LOOM_OK: return "LOOM_OK";
+#define H5LOOM_ERROR_KIND(Kind, C_NAME, code, Class, PyBase, meaning) \
+  case LOOM_ERR_##C_NAME: return "LOOM_ERR_" #C_NAME;
+#include "h5loom/error_codes.def"
+#undef H5LOOM_ERROR_KIND
+  }
+  return "LOOM_ERR_UNKNOWN";
 }
 
 size_t loom_datatype_size(loom_datatype t) {
