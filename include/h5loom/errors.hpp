@@ -8,22 +8,17 @@
 
 namespace h5loom {
 
-// Stable numeric codes, shared with the C API (loom_status) and Python.
+// Stable numeric codes, shared with the C API (loom_status) and Python
+// (Error.code). The kinds, their codes and what they mean are the rows of
+// error_codes.def, the one error table of C++, C and Python.
 enum class ErrorCode : int {
   Ok = 0,
-  Generic = 1,             // an error that fits no finer class
-  NotFound = 2,            // missing file, group, dataset or attribute
-  Exists = 3,              // creating a name that already exists
-  Selection = 4,           // selection outside the dataspace, wrong rank, buffer size
-  Datatype = 5,            // memory type differs from the dataset's type
-  ReadOnly = 6,            // modifying a file opened read-only
-  Config = 7,              // unknown engine, unknown configuration key or bad value
-  Usage = 8,               // call on a closed object, calls in the wrong order
-  IO = 9,                  // the storage layer failed (HDF5, MPI-IO, POSIX)
-  CollectiveMismatch = 10, // ranks disagreed on a collective call
-  Corruption = 11,         // a file's content fails its own consistency checks
+#define H5LOOM_ERROR_KIND(Kind, C_NAME, code, Class, PyBase, meaning) Kind = code,
+#include "error_codes.def"
+#undef H5LOOM_ERROR_KIND
 };
 
+// The base class: error_codes.def's first row (ErrorCode::Generic).
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message)
@@ -34,23 +29,15 @@ class Error : public std::runtime_error {
   ErrorCode code_;
 };
 
-#define H5LOOM_DEFINE_ERROR(Name, Code)                                   \
-  class Name : public Error {                                            \
-   public:                                                               \
-    explicit Name(const std::string& message) : Error(Code, message) {}  \
+// One class per kind of error_codes.def (NotFoundError, ExistsError, ...).
+#define H5LOOM_ERROR_BASE(Kind, C_NAME, code, Class, PyBase, meaning)  // Error, above
+#define H5LOOM_ERROR_KIND(Kind, C_NAME, code, Class, PyBase, meaning)                  \
+  class Class : public Error {                                                          \
+   public:                                                                              \
+    explicit Class(const std::string& message) : Error(ErrorCode::Kind, message) {}     \
   };
-
-H5LOOM_DEFINE_ERROR(NotFoundError, ErrorCode::NotFound)
-H5LOOM_DEFINE_ERROR(ExistsError, ErrorCode::Exists)
-H5LOOM_DEFINE_ERROR(SelectionError, ErrorCode::Selection)
-H5LOOM_DEFINE_ERROR(DatatypeError, ErrorCode::Datatype)
-H5LOOM_DEFINE_ERROR(ReadOnlyError, ErrorCode::ReadOnly)
-H5LOOM_DEFINE_ERROR(ConfigError, ErrorCode::Config)
-H5LOOM_DEFINE_ERROR(UsageError, ErrorCode::Usage)
-H5LOOM_DEFINE_ERROR(IOError, ErrorCode::IO)
-H5LOOM_DEFINE_ERROR(CollectiveMismatchError, ErrorCode::CollectiveMismatch)
-H5LOOM_DEFINE_ERROR(CorruptionError, ErrorCode::Corruption)
-
-#undef H5LOOM_DEFINE_ERROR
+#include "error_codes.def"
+#undef H5LOOM_ERROR_KIND
+#undef H5LOOM_ERROR_BASE
 
 }  // namespace h5loom

@@ -34,21 +34,16 @@
 extern "C" {
 #endif
 
-/* ---- status codes (equal to h5loom::ErrorCode) ---- */
+/* ---- status codes (equal to h5loom::ErrorCode) ----
+ * LOOM_OK (0), and LOOM_ERR_<C_NAME> for each row of error_codes.def, the one
+ * error table of C++, C and Python, which says what each means:
+ * LOOM_ERR_GENERIC (1), LOOM_ERR_NOT_FOUND (2), ... LOOM_ERR_CORRUPTION (11). */
 typedef int loom_status;
 enum {
   LOOM_OK = 0,
-  LOOM_ERR_GENERIC = 1,
-  LOOM_ERR_NOT_FOUND = 2,
-  LOOM_ERR_EXISTS = 3,
-  LOOM_ERR_SELECTION = 4,
-  LOOM_ERR_DATATYPE = 5,
-  LOOM_ERR_READ_ONLY = 6,
-  LOOM_ERR_CONFIG = 7,
-  LOOM_ERR_USAGE = 8,
-  LOOM_ERR_IO = 9,
-  LOOM_ERR_COLLECTIVE_MISMATCH = 10,
-  LOOM_ERR_CORRUPTION = 11
+#define H5LOOM_ERROR_KIND(Kind, C_NAME, code, Class, PyBase, meaning) LOOM_ERR_##C_NAME = code,
+#include "error_codes.def"
+#undef H5LOOM_ERROR_KIND
 };
 
 /* In C++ these enums have int as their type, so that a value outside the

@@ -30,20 +30,9 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._errors import (
-    CLASSES as _ERROR_CLASSES,
-    CollectiveMismatchError,
-    ConfigError,
-    CorruptionError,
-    DatatypeError,
-    Error,
-    ExistsError,
-    IOError,
-    NotFoundError,
-    ReadOnlyError,
-    SelectionError,
-    UsageError,
-)
+# Error, NotFoundError, ...: one class per row of the error table (_errors.py).
+from ._errors import *  # noqa: F401,F403
+from ._errors import CLASSES as _ERROR_CLASSES, __all__ as _ERROR_NAMES
 from . import _core
 from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _is_plain_numeric, _np_dtype, _records, _type_name,
                       enum_dtype, string_dtype)
@@ -56,8 +45,7 @@ __version__ = "0.1.0"
 __all__ = [
     "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "string_dtype", "enum_dtype", "SoftLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
-    "Error", "NotFoundError", "ExistsError", "SelectionError", "DatatypeError", "ReadOnlyError",
-    "ConfigError", "UsageError", "IOError", "CollectiveMismatchError", "CorruptionError",
+    *_ERROR_NAMES,
 ]
 
 UNLIMITED = None  # in ``maxshape``: the dimension can grow without bound (as in h5py)

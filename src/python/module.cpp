@@ -30,6 +30,34 @@ nb::object exception_class(ErrorCode code) {
   return classes[nb::int_(static_cast<int>(code))];
 }
 
+// The error table (include/h5loom/error_codes.def), from which h5loom._errors
+// builds the Python classes: one (class name, code, built-in base class name,
+// meaning, C status name) per kind, the base class Error first.
+nb::list error_table() {
+  nb::list rows;
+#define H5LOOM_ERROR_KIND(Kind, C_NAME, code, Class, PyBase, meaning) \
+  rows.append(nb::make_tuple(#Class, code, #PyBase, meaning, "LOOM_ERR_" #C_NAME));
+#include <h5loom/error_codes.def>
+#undef H5LOOM_ERROR_KIND
+  return rows;
+}
+
+// Throws the C++ exception of an error code (the tests: every kind reaches
+// Python as its class).
+[[noreturn]] void raise_error(int code, const std::string& message) {
+  switch (static_cast<ErrorCode>(code)) {
+#define H5LOOM_ERROR_BASE(Kind, C_NAME, code, Class, PyBase, meaning) \
+  case ErrorCode::Kind: throw Error(ErrorCode::Kind, message);
+#define H5LOOM_ERROR_KIND(Kind, C_NAME, code, Class, PyBase, meaning) \
+  case ErrorCode::Kind: throw Class(message);
+#include <h5loom/error_codes.def>
+#undef H5LOOM_ERROR_KIND
+#undef H5LOOM_ERROR_BASE
+    default: break;
+  }
+  throw UsageError("_raise_error: no error code " + std::to_string(code));
+}
+
 Datatype datatype_of_array(const Array& a, const std::string& what) {
   auto dt = a.dtype();
   using C = nb::dlpack::dtype_code;
@@ -137,6 +165,9 @@ NB_MODULE(_core, m) {
       PyErr_SetString(cls.ptr(), e.what());
     }
   });
+
+  m.def("error_table", &error_table);
+  m.def("_raise_error", &raise_error, nb::arg("code"), nb::arg("message"));
 
   m.def("ensure_mpi", &ensure_mpi);
   m.def("world_rank_size", [] {
