@@ -60,6 +60,21 @@ std::vector<unsigned char> exchange_entries(LogFile& f, const Entries& e) {
 
 }  // namespace
 
+void make_visible(LogFile& f) {
+  WritePipeline& pipe = *f.writing->pipeline;
+  const Placement placed = pipe.place();  // first: the index is exchanged before the bytes move
+  const Entries entries = encode_entries(f);
+  if (entries.total > 0) {
+    std::vector<unsigned char> all = exchange_entries(f, entries);
+    pipe.write_placed(placed);
+    pipe.pieces().clear();
+    OpenEpoch& epoch = f.writing->epoch;
+    epoch.visible_count += entries.total;
+    if (f.team.rank == 0) epoch.visible_entries.insert(epoch.visible_entries.end(), all.begin(), all.end());
+  }
+  pipe.open_round();
+}
+
 bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<Json()>& front_op,
             bool force) {
   if (!f.writable()) return false;
@@ -69,7 +84,7 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
   // before the bytes move and `while_writing` can use it meanwhile.
   const Placement placed = pipe.place();
   const Entries entries = encode_entries(f);
-  if (entries.total == 0 && w.epoch.ops.empty() && !force) {
+  if (entries.total == 0 && w.epoch.ops.empty() && w.epoch.visible_count == 0 && !force) {
     pipe.open_round();  // nothing was placed either
     return false;
   }
@@ -93,9 +108,13 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
   uint64_t new_end = 0;
   CommitRecord c;
   on_root(f.team, [&] {
+    if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
+      w.epoch.visible_entries.insert(w.epoch.visible_entries.end(), all.begin(), all.end());
+      all.swap(w.epoch.visible_entries);
+    }
     IndexRecord rec;
     rec.epoch = epoch;
-    rec.entry_count = entries.total;
+    rec.entry_count = w.epoch.visible_count + entries.total;
     rec.meta = meta.data(), rec.meta_size = meta.size();
     rec.entries = all.data(), rec.entries_size = all.size();
     const std::vector<unsigned char> bytes = rec.encode();
@@ -151,7 +170,8 @@ void close_epoch(LogFile& f) {
     return;
   }
   // Nothing new and the front file is the one the log recorded: keep it.
-  int idle = w.pipeline->pieces().pieces().empty() && w.epoch.ops.empty(), all_idle = 0;
+  int idle = w.pipeline->pieces().pieces().empty() && w.epoch.ops.empty() && w.epoch.visible_count == 0,
+      all_idle = 0;
   MPI_Allreduce(&idle, &all_idle, 1, MPI_INT, MPI_MIN, f.team.comm);
   if (all_idle) {
     int current = 0;

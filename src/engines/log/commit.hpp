@@ -18,6 +18,13 @@ namespace h5loom::logengine {
 // and keeps it for the epoch's index record (the calls are collective).
 void record(LogFile& f, Json op);
 
+// Collective: makes every rank's writes so far visible to reads - placed,
+// written, and in every rank's index - without an index record, a commit
+// record or a sync. The blocks are committed with the epoch at the next
+// commit; a crash before it loses them (a torn tail), as it would have
+// without this call. (For a "visible" flush that is not a durable one.)
+void make_visible(LogFile& f);
+
 // Collective: ends the epoch if anything happened in it. After it returns the
 // epoch is on disk with its commit record, and every rank's index has it.
 // `while_writing` (if given, and only if there is an epoch to commit) runs on

@@ -22,6 +22,10 @@ struct OpenEpoch {
   // Its metadata operations: every rank keeps them (the calls are collective;
   // the commit checks that all ranks made the same), rank 0 writes them.
   Json ops = Json::array();
+  // Blocks made visible before the commit (make_visible): how many, and (on
+  // rank 0, which writes the index record) their entries.
+  uint64_t visible_count = 0;
+  std::vector<unsigned char> visible_entries;
 };
 
 // What only a writer has.

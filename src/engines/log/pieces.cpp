@@ -24,21 +24,22 @@ void PieceList::copy(BlockEntry block, const unsigned char* src, const Dims& den
     }
   }
   block.offset = at;
-  pieces_.push_back(Piece{std::move(block), Piece::Bytes::Copied, nullptr});
+  pieces_.push_back(Piece{std::move(block), Piece::Bytes::Copied, nullptr, nullptr});
 }
 
-void PieceList::borrow(BlockEntry block, const unsigned char* data) {
-  ++borrowed_;
-  pieces_.push_back(Piece{std::move(block), Piece::Bytes::Borrowed, data});
+void PieceList::refer(BlockEntry block, const unsigned char* data, std::shared_ptr<const void> keep) {
+  const auto bytes = keep ? Piece::Bytes::Kept : Piece::Bytes::Borrowed;
+  if (!keep) ++borrowed_;
+  pieces_.push_back(Piece{std::move(block), bytes, data, std::move(keep)});
 }
 
 void PieceList::written(BlockEntry block) {
-  pieces_.push_back(Piece{std::move(block), Piece::Bytes::InLog, nullptr});
+  pieces_.push_back(Piece{std::move(block), Piece::Bytes::InLog, nullptr, nullptr});
 }
 
 void PieceList::placed(bool written) {
   if (written) {
-    for (auto& p : pieces_) p.bytes = Piece::Bytes::InLog, p.data = nullptr;
+    for (auto& p : pieces_) p.bytes = Piece::Bytes::InLog, p.data = nullptr, p.keep.reset();
   } else {
     pieces_.erase(std::remove_if(pieces_.begin(), pieces_.end(),
                                  [](const Piece& p) { return p.bytes != Piece::Bytes::InLog; }),

@@ -1,11 +1,13 @@
 // The open epoch's writes on their way to the log: one ordered list of pieces,
 // each a block of the log and where its bytes are now - owned (copied into
-// the rank's coalescing buffer) or borrowed (the caller's memory, valid until
-// the next write-out returns), or already in the log. Coalescing happens here, as pieces are appended; where
+// the rank's coalescing buffer, or kept alive by a shared reference) or
+// borrowed (the caller's memory, valid until the next write-out returns), or
+// already in the log. Coalescing happens here, as pieces are appended; where
 // the bytes go (regions, aggregators) is decided over the list by placement.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engines/log/coalescing_buffer.hpp"
@@ -18,12 +20,14 @@ using logfmt::BlockEntry;
 struct Piece {
   enum class Bytes {
     Copied,    // owned: in the coalescing buffer, at block.offset of it until placed
+    Kept,      // owned: `data`, kept alive by `keep` as long as the piece lives
     Borrowed,  // `data`, the caller's memory, valid until the next write-out returns
     InLog,     // in the log (written, or placed and being written): block.offset is the log's
   };
   BlockEntry block;
   Bytes bytes = Bytes::Copied;
-  const unsigned char* data = nullptr;  // Borrowed
+  const unsigned char* data = nullptr;  // Kept, Borrowed
+  std::shared_ptr<const void> keep;     // Kept
 };
 
 // A run of bytes in memory, on its way to the log.
@@ -42,8 +46,9 @@ class PieceList {
   // grows that block instead of adding one - only if nothing came in between
   // (counters follow each other), so that the write order stays exact.
   void copy(BlockEntry block, const unsigned char* src, const Dims& dense, const Dims* dense_start, std::size_t es);
-  // Appends a piece whose bytes stay in the caller's memory until the next write-out.
-  void borrow(BlockEntry block, const unsigned char* data);
+  // Appends a piece whose bytes stay in the caller's memory (kept alive by
+  // `keep` if given, else borrowed until the next write-out).
+  void refer(BlockEntry block, const unsigned char* data, std::shared_ptr<const void> keep = {});
   // Appends a block already written to the log (sealed).
   void written(BlockEntry block);
 
@@ -58,7 +63,7 @@ class PieceList {
   // if the write-out failed, dropped (their bytes may not have reached the
   // log). The buffer is emptied either way (memory kept up to `reservation`).
   void placed(bool written);
-  // Forgets every piece: the commit indexed them, or the
+  // Forgets every piece: the commit (or a visible flush) indexed them, or the
   // handle failed and commits nothing more.
   void clear();
 

@@ -49,7 +49,7 @@ Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& 
 
   if (buffered > 0 && !buffer_in_region) pl.runs.push_back({buffer, buffered});
   for (const auto& p : pieces.pieces())
-    if (p.bytes == Bytes::Borrowed) pl.runs.push_back({p.data, p.block.nbytes});
+    if (p.bytes == Bytes::Borrowed || p.bytes == Bytes::Kept) pl.runs.push_back({p.data, p.block.nbytes});
   for (const auto& r : pl.runs) pl.mine += r.nbytes;
   group_offsets(team, transport.group(), transport.group_rank(), pl.mine, log_end, pl.offset, pl.total);
   if (pl.total == 0) return pl;
@@ -61,7 +61,7 @@ Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& 
     at += buffered;
   }
   for (auto& p : pieces.pieces())
-    if (p.bytes == Bytes::Borrowed) seal(p.block, p.data, at, epoch, unit), at += p.block.nbytes;
+    if (p.bytes == Bytes::Borrowed || p.bytes == Bytes::Kept) seal(p.block, p.data, at, epoch, unit), at += p.block.nbytes;
   return pl;
 }
 

@@ -4,8 +4,8 @@
 //  * a rank whose copied bytes add up to a large write writes its buffer into
 //    its own region, like any large write (aggregation pays for the small
 //    pieces of many ranks, not for a rank's megabytes);
-//  * everything else - the buffer, then the borrowed pieces in list order -
-//    goes through the aggregators: each group's bytes follow those of
+//  * everything else - the buffer, then the borrowed and kept pieces in list
+//    order - goes through the aggregators: each group's bytes follow those of
 //    the groups before it, and within a group the ranks follow each other.
 // Placement ends the round of regions.
 #pragma once

@@ -30,7 +30,7 @@ WritePipeline::WritePipeline(const Team& team, const std::string& path, StoredFi
 }
 
 bool WritePipeline::put(uint32_t id, const std::string& dataset, const DatasetInfo& info, const Selection& sel,
-                        const unsigned char* data, Hold hold) {
+                        const unsigned char* data, Hold hold, std::shared_ptr<const void> keep) {
   const std::size_t es = datatype_size(info.dtype);
   if (hold == Hold::DuringCall) {
     // Taken only if it can be done now: a large one-box write that fits the
@@ -47,12 +47,12 @@ bool WritePipeline::put(uint32_t id, const std::string& dataset, const DatasetIn
   const bool may_keep = hold != Hold::DuringCall;
   if (is_one_box(sel)) {
     // The common case, one box (a row, a slab): no box list to build.
-    add_block(id, dataset, sel.start(), sel.count(), data, sel.count(), nullptr, es, may_keep);
+    add_block(id, dataset, sel.start(), sel.count(), data, sel.count(), nullptr, es, may_keep, keep);
     return true;
   }
   const Dims dense = sel.selected_shape(info.shape);
   for (const auto& box : selection_boxes(sel, info.shape))
-    add_block(id, dataset, box.start, box.count, data, dense, &box.dense_start, es, may_keep);
+    add_block(id, dataset, box.start, box.count, data, dense, &box.dense_start, es, may_keep, keep);
   return true;
 }
 
@@ -60,7 +60,7 @@ bool WritePipeline::put(uint32_t id, const std::string& dataset, const DatasetIn
 // (null: all of it) of the dense array src of shape `dense`.
 void WritePipeline::add_block(uint32_t id, const std::string& dataset, const Dims& start, const Dims& count,
                               const unsigned char* src, const Dims& dense, const Dims* dense_start, std::size_t es,
-                              bool may_keep) {
+                              bool may_keep, const std::shared_ptr<const void>& keep) {
   const uint64_t nbytes = product(count) * es;
   if (nbytes == 0) return;
   const bool whole = dense_start == nullptr || count == dense;
@@ -76,7 +76,7 @@ void WritePipeline::add_block(uint32_t id, const std::string& dataset, const Dim
     regions_.add_demand(nbytes);
     if (regions_.has_room(nbytes)) return write_to_region(std::move(e), dataset, src);
   }
-  if (large && may_keep) return pieces_.borrow(std::move(e), src);
+  if (large && may_keep) return pieces_.refer(std::move(e), src, keep);
   pieces_.copy(std::move(e), src, dense, whole ? nullptr : dense_start, es);
 }
 

@@ -5,8 +5,8 @@
 //  * a large write (one whole box of at least `large_write` bytes) goes
 //    straight from the caller's memory to the rank's region (regions.hpp) if
 //    it has room - no copy, no message, no waiting for the other ranks;
-//  * else a large write whose memory may be kept is a borrowed piece,
-//    written out from the caller's memory at the next write-out;
+//  * else a large write whose memory may be kept is a borrowed (or kept)
+//    piece, written out from the caller's memory at the next write-out;
 //  * anything else is copied into the coalescing buffer (and may grow the
 //    block before it).
 // write_out() - collective - places every piece (placement.hpp) and moves the
@@ -38,6 +38,7 @@ class WritePipeline {
   enum class Hold {
     DuringCall,     // only during put(): copied, or written at once - or not taken
     UntilWriteOut,  // until the next write_out() returns (a large write stays uncopied till then)
+    Shared,         // a reference the pipeline keeps as long as it needs the bytes
   };
 
   // Collective: forms the aggregation groups and agrees on the first round of
@@ -53,7 +54,7 @@ class WritePipeline {
   // returns false, having taken nothing, if the write can neither be written
   // at once nor fit in the buffer (then it must come again with a longer hold).
   bool put(uint32_t id, const std::string& dataset, const DatasetInfo& info, const Selection& sel,
-           const unsigned char* data, Hold hold);
+           const unsigned char* data, Hold hold, std::shared_ptr<const void> keep = {});
   // Whether this rank needs a write-out: its buffer is full, or borrowed
   // memory is waiting (the callers agree on it: write_out is collective).
   bool wants_write_out() const;
@@ -81,7 +82,8 @@ class WritePipeline {
 
  private:
   void add_block(uint32_t id, const std::string& dataset, const Dims& start, const Dims& count,
-                 const unsigned char* src, const Dims& dense, const Dims* dense_start, std::size_t es, bool may_keep);
+                 const unsigned char* src, const Dims& dense, const Dims* dense_start, std::size_t es, bool may_keep,
+                 const std::shared_ptr<const void>& keep);
   void write_to_region(BlockEntry e, const std::string& dataset, const unsigned char* src);
 
   Team team_;
