@@ -248,10 +248,6 @@ void publish_front_file(LogStore& store, const std::string& path, bool sync) {
   if (sync) sync_path(std::filesystem::absolute(path).parent_path().string(), LogStore::Access::Directory);
 }
 
-}  // namespace h5loom::logengine
-
-namespace h5loom::logengine {
-
 // Declared in log_internal.hpp (engine detection asks it).
 bool is_log_file(const std::string& path) {
   LogStore& store = posix_store();

@@ -3,10 +3,8 @@
 // pipeline (write_pipeline.hpp) to the log, and each flush ends an epoch with
 // an index record and a commit record (commit.hpp). Reads find the blocks of
 // a selection through the index (read_planner.hpp). This file adapts the
-// engine interface to those parts; LogFile (log_file.hpp) holds them.
-#include <cerrno>
-#include <filesystem>
-#include <random>
+// engine interface to those parts; LogFile (log_file.hpp) holds them and
+// opens and closes them.
 #include <sstream>
 
 #include "engine/registry.hpp"
@@ -22,52 +20,6 @@ using engine::OpenMode;
 using engine::WriteRequest;
 using namespace logfmt;
 
-void LogFile::require_usable() const {
-  if (!failed.empty())
-    throw IOError(where() + " is unusable: an earlier write or sync of its log failed (" + failed +
-                  "); nothing after its last committed epoch is kept. Reopen the file to continue from there");
-}
-
-namespace {
-
-// Rank 0 of a new file: the log and the journal with their headers, no front
-// file (an old one, of any engine, must not describe this file, and a log
-// whose front file is missing is recognised as a log), and - with `sync` -
-// their names durable before any epoch can be (a commit syncs file contents,
-// not directories).
-void create_files(LogFile& f, bool sync) {
-  LogStore& store = *f.store;
-  const std::string dir = directory_of(f.path);
-  if (f.mode == OpenMode::CreateExclusive && (store.exists(f.path) || store.exists(dir)))
-    throw ExistsError("cannot create file '" + f.path + "': it already exists (use create() to overwrite)");
-  if (int err = store.make_directories(dir)) throw IOError(with_reason("cannot create directory '" + dir + "'", err));
-  f.writing->lock.acquire(store, f.path);  // before anything is truncated: another writer may be at work
-  auto make = [&](const std::string& p, const std::vector<unsigned char>& header) {
-    auto o = store.open(p, LogStore::Access::Create);
-    if (!o.file) throw IOError(with_reason("cannot create '" + p + "'", o.error));
-    o.file->write(header.data(), header.size(), 0, "writing the header of '" + p + "'");
-    // (made durable by the first commit's syncs)
-  };
-  make(log_path(f.path), f.committed.header.encode());
-  Writer ch;
-  ch.raw(kCommitsMagic, 8);
-  ch.u32(kVersion);
-  ch.raw(f.committed.header.file_id, 16);
-  ch.u32(crc32c(ch.bytes.data(), ch.bytes.size()));
-  ch.bytes.resize(kCommitsHeaderSize, 0);
-  make(commits_path(f.path), ch.bytes);
-  if (int err = store.remove(f.path); err && err != ENOENT)
-    throw IOError(with_reason("cannot remove old file '" + f.path + "'", err));
-  if (sync)
-    for (const std::string& d : {dir, std::filesystem::absolute(f.path).parent_path().string()}) {
-      auto o = store.open(d, LogStore::Access::Directory);
-      const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error;
-      if (err) throw IOError(with_reason("cannot sync directory '" + d + "'", err));
-    }
-}
-
-}  // namespace
-
 class LogEngine final : public engine::Engine {
  public:
   explicit LogEngine(Settings s) : settings_(std::move(s)) {}
@@ -81,72 +33,15 @@ class LogEngine final : public engine::Engine {
   }
 
   std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) override {
-    auto f = std::make_unique<LogFile>();
-    f->path = path;
-    f->mode = mode;
-    f->team.comm = comm;
-    MPI_Comm_rank(comm, &f->team.rank);
-    MPI_Comm_size(comm, &f->team.size);
-    if (f->writable()) f->writing = std::make_unique<Writing>(settings_);
-    const bool creating = mode == OpenMode::Create || mode == OpenMode::CreateExclusive;
-    if (creating) {
-      f->committed.header.checksum_unit = settings_.checksum_unit;
-      std::random_device rd;
-      for (auto& b : f->committed.header.file_id) b = static_cast<unsigned char>(rd());
-      MPI_Bcast(f->committed.header.file_id, 16, MPI_UNSIGNED_CHAR, 0, comm);  // rank 0's: it writes the header
-      on_root(f->team, [&] { create_files(*f, settings_.sync); });
-    } else {
-      std::vector<unsigned char> packed;  // rank 0 reads the log's index; everyone replays it
-      on_root(f->team, [&] {
-        if (f->writable()) f->writing->lock.acquire(*f->store, path);
-        packed = read_committed(*f->store, path, f->writable());
-      });
-      bcast_bytes(comm, packed);
-      replay_committed(packed, f->committed, f->catalog, f->where());
-    }
-    auto log = f->store->open(log_path(path), f->writable() ? LogStore::Access::ReadWrite : LogStore::Access::Read,
-                              /*profiled=*/true);
-    int ok = log.file != nullptr, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) throw IOError("cannot open the log of '" + path + "' on every rank (" + log_path(path) + ")");
-    f->log = std::move(log.file);
-    if (!f->writable()) return f;
-
-    Writing& w = *f->writing;
-    on_root(f->team, [&] {
-      auto commits = f->store->open(commits_path(path), LogStore::Access::ReadWrite, /*profiled=*/true);
-      if (!commits.file) throw IOError(with_reason("opening " + commits_path(path), commits.error));
-      // A torn commit record at the end is cut off, so the next one follows the last valid one.
-      if (int err = commits.file->truncate(f->committed.commits_end))
-        throw IOError(with_reason("trimming " + commits_path(path), err));
-      w.commits = std::move(commits.file);
-    });
-    w.pipeline = std::make_unique<WritePipeline>(f->team, path, *f->log, w.settings, f->committed.header.checksum_unit,
-                                                 f->committed.log_end, f->committed.epoch + 1);
-    if (creating) record(*f, group_op("/"));  // the first epoch records the root
-    return f;
+    return open_log_file(path, mode, comm, settings_);
   }
 
   void flush(FileHandle& fh) override {
     auto& f = cast(fh);
-    writing(f, [&] { commit(f); });
+    f.writing_step([&] { commit(f); });
   }
 
-  void close(FileHandle& fh) override {
-    auto& f = static_cast<LogFile&>(fh);
-    struct Release {  // whatever happens below, the handle's resources go
-      LogFile& f;
-      ~Release() {
-        f.log.reset();
-        if (!f.writing) return;
-        f.writing->commits.reset();
-        if (f.writing->pipeline) f.writing->pipeline->free();
-        f.writing->lock.release();
-      }
-    } release{f};
-    f.require_usable();  // a failed handle commits nothing more
-    if (f.writable()) writing(f, [&] { close_epoch(f); });
-  }
+  void close(FileHandle& fh) override { close_log_file(static_cast<LogFile&>(fh)); }
 
   std::string describe(FileHandle& fh) override {
     auto& f = static_cast<LogFile&>(fh);
@@ -209,10 +104,10 @@ class LogEngine final : public engine::Engine {
       put(f, req.dataset, req.selection, req.data, WritePipeline::Hold::UntilWriteOut);
     // Collective: the data goes out when any rank's buffer is full, or has
     // borrowed large writes (their memory is only ours until we return: a
-    // failed write-out leaves no pointer to it behind, see writing()).
+    // failed write-out leaves no pointer to it behind, see LogFile::writing_step).
     int mine = pipe.wants_write_out(), any = 0;
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f.team.comm);
-    if (any) writing(f, [&] { pipe.write_out(); });
+    if (any) f.writing_step([&] { pipe.write_out(); });
   }
 
   // A copying write is taken at once if it has room: a large one-box write in
@@ -228,7 +123,7 @@ class LogEngine final : public engine::Engine {
 
   void read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype, void* out) override {
     auto& f = cast(fh);
-    writing(f, [&] { commit(f); });  // a read sees every write before it (collective, like the read)
+    f.writing_step([&] { commit(f); });  // a read sees every write before it (collective, like the read)
     // A damaged block found by one rank is raised on every rank.
     mpi::agree(f.team.comm, [&] {
       ReadPlanner(f.catalog.tree, *f.catalog.index, *f.log, f.committed.header.checksum_unit, f.where())
@@ -264,25 +159,6 @@ class LogEngine final : public engine::Engine {
     auto& f = cast(fh);
     if (!f.writable()) throw ReadOnlyError("cannot " + what + ": " + f.where() + " is open read-only");
     return f;
-  }
-
-  // Runs a step that writes or syncs the log. Its failures are raised on every
-  // rank (the steps share them), so every rank marks the handle unusable and
-  // drops what the open epoch held: nothing of it may be committed later (its
-  // blocks may be partial, a failed sync may have lost pages, and borrowed
-  // writes point into buffers the caller frees once we raise).
-  template <class Fn>
-  static void writing(LogFile& f, Fn&& fn) {
-    try {
-      fn();
-    } catch (const std::exception& e) {
-      if (f.failed.empty()) f.failed = e.what();
-      if (f.writing) {
-        if (f.writing->pipeline) f.writing->pipeline->pieces().clear();
-        f.writing->epoch = OpenEpoch{};
-      }
-      throw;
-    }
   }
 
   // One write, by dataset path; the last dataset's id is remembered (writes come in runs).

@@ -1,6 +1,7 @@
 // An open log-engine file: the engine's handle, made of the parts that own
 // its state - the committed state and the catalog (tree and index) every
-// handle has, and, when it is open for writing, the writer's parts.
+// handle has, and, when it is open for writing, the writer's parts - and how
+// it is opened and closed.
 #pragma once
 
 #include <memory>
@@ -60,6 +61,35 @@ struct LogFile final : engine::FileHandle {
   // Throws the failure that made this handle unusable, if any.
   void require_usable() const;
   std::string where() const { return "log file '" + path + "'"; }
+
+  // Runs a step that writes or syncs the log. Its failures are raised on every
+  // rank (the steps share them), so every rank marks the handle unusable and
+  // drops what the open epoch held: nothing of it may be committed later (its
+  // blocks may be partial, a failed sync may have lost pages, and borrowed
+  // writes point into buffers the caller frees once we raise).
+  template <class Fn>
+  void writing_step(Fn&& fn) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      fail(e.what());
+      throw;
+    }
+  }
+
+ private:
+  void fail(const std::string& why);
 };
+
+// Collective: opens the log-engine file `path` - creating its log and journal
+// (rank 0), or reading its committed epochs (rank 0) and replaying them
+// (every rank) - and, for a writer, takes the writer's lock, cuts a torn
+// commit record and sets up the write pipeline.
+std::unique_ptr<LogFile> open_log_file(const std::string& path, engine::OpenMode mode, MPI_Comm comm,
+                                       const Settings& settings);
+// Collective: a writer's last epoch and front file (close_epoch); the
+// handle's files, lock and communicator go whatever happens. A handle made
+// unusable by a failure raises that failure and commits nothing.
+void close_log_file(LogFile& f);
 
 }  // namespace h5loom::logengine
