@@ -7,24 +7,25 @@
 
 namespace h5loom::logengine {
 
-void PieceList::copy(BlockEntry block, const unsigned char* src, const Dims& dense, const Dims* dense_start,
-                     std::size_t es) {
+void PieceList::copy(const BlockEntry& block, const Dims& start, const Dims& count, const unsigned char* src,
+                     const Dims& dense, const Dims* dense_start, std::size_t es) {
   const uint64_t at = buffer_.size(), nbytes = block.nbytes;
   unsigned char* dst = buffer_.append(nbytes, reservation_);
   if (!dense_start) std::memcpy(dst, src, nbytes);
-  else copy_subbox(src, dense, *dense_start, dst, block.count, Dims(block.count.size(), 0), block.count, es);
+  else copy_subbox(src, dense, *dense_start, dst, count, Dims(count.size(), 0), count, es);
   if (!pieces_.empty()) {
     Piece& last = pieces_.back();
     BlockEntry& e = last.block;
     if (last.bytes == Piece::Bytes::Copied && e.dataset == block.dataset && e.counter + 1 == block.counter &&
-        e.offset + e.nbytes == at && append_box(e.start, e.count, block.start, block.count)) {
+        e.offset + e.nbytes == at && append_box(e.start, e.count, start, count)) {
       e.nbytes += nbytes;
       e.counter = block.counter;
       return;
     }
   }
-  block.offset = at;
-  pieces_.push_back(Piece{std::move(block), Piece::Bytes::Copied, nullptr, nullptr});
+  Piece p{block, Piece::Bytes::Copied, nullptr, nullptr};
+  p.block.start = start, p.block.count = count, p.block.offset = at;
+  pieces_.push_back(std::move(p));
 }
 
 void PieceList::refer(BlockEntry block, const unsigned char* data, std::shared_ptr<const void> keep) {

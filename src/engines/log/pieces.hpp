@@ -40,12 +40,16 @@ class PieceList {
  public:
   explicit PieceList(uint64_t buffer_reservation) : reservation_(buffer_reservation) {}
 
-  // Copies a box into the buffer: `count` elements of the dense array `src`
-  // of shape `dense`, from `dense_start` (null: all of it). A write that
-  // continues the last piece (the next row, the next run of a 1-D array)
+  // Copies the box [start, +count) of `block` (an entry with dataset, rank and
+  // counter; nbytes its size) into the buffer: the elements of the dense
+  // array `src` of shape `dense` from `dense_start` (null: all of it). A write
+  // that continues the last piece (the next row, the next run of a 1-D array)
   // grows that block instead of adding one - only if nothing came in between
-  // (counters follow each other), so that the write order stays exact.
-  void copy(BlockEntry block, const unsigned char* src, const Dims& dense, const Dims* dense_start, std::size_t es);
+  // (counters follow each other), so that the write order stays exact. Then
+  // no entry is made (`block` is only read), which is what keeps a code that
+  // writes a row at a time cheap.
+  void copy(const BlockEntry& block, const Dims& start, const Dims& count, const unsigned char* src,
+            const Dims& dense, const Dims* dense_start, std::size_t es);
   // Appends a piece whose bytes stay in the caller's memory (kept alive by
   // `keep` if given, else borrowed until the next write-out).
   void refer(BlockEntry block, const unsigned char* data, std::shared_ptr<const void> keep = {});

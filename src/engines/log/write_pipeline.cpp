@@ -68,16 +68,20 @@ void WritePipeline::add_block(uint32_t id, const std::string& dataset, const Dim
   e.dataset = id;
   e.rank = uint32_t(team_.rank);
   e.counter = counter_++;
-  e.start = start;
-  e.count = count;
   e.nbytes = nbytes;
+  // The box goes into the entry only where a new piece is sure: a copy may
+  // grow the last block instead (see PieceList::copy).
+  auto boxed = [&]() -> BlockEntry&& {
+    e.start = start, e.count = count;
+    return std::move(e);
+  };
   const bool large = whole && nbytes >= settings_.large_write;
   if (large && regions_.size() > 0) {
     regions_.add_demand(nbytes);
-    if (regions_.has_room(nbytes)) return write_to_region(std::move(e), dataset, src);
+    if (regions_.has_room(nbytes)) return write_to_region(boxed(), dataset, src);
   }
-  if (large && may_keep) return pieces_.refer(std::move(e), src, keep);
-  pieces_.copy(std::move(e), src, dense, whole ? nullptr : dense_start, es);
+  if (large && may_keep) return pieces_.refer(boxed(), src, keep);
+  pieces_.copy(e, start, count, src, dense, whole ? nullptr : dense_start, es);
 }
 
 // Writes one block to this rank's region now, from the caller's memory; it
