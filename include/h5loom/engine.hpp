@@ -95,6 +95,8 @@ class WriteBuffer {
 
   const void* data() const { return data_; }
   Lifetime lifetime() const { return lifetime_; }
+  // What keeps an Owned buffer alive (null for borrowed ones).
+  const std::shared_ptr<const void>& owner() const { return owner_; }
   // An owned buffer with the same bytes: shares the owner if there is one,
   // else copies `bytes` bytes (the only copy h5loom makes of a write).
   WriteBuffer keep(std::size_t bytes) const;

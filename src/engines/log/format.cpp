@@ -90,6 +90,36 @@ bool CommitRecord::decode(const unsigned char* p, CommitRecord& out) {
   return r.u32() == crc32c(p, 56);
 }
 
+std::vector<unsigned char> IndexRecord::encode() const {
+  Writer w;
+  w.bytes.reserve(kIndexHeaderSize + meta_size + entries_size);
+  w.raw(kIndexMagic, 4);
+  w.u32(kVersion);
+  w.u64(epoch);
+  w.u64(meta_size);
+  w.u64(entries_size);
+  w.u64(entry_count);
+  w.u64(0);
+  w.raw(meta, meta_size);
+  w.raw(entries, entries_size);
+  return std::move(w.bytes);
+}
+
+IndexRecord IndexRecord::parse(const unsigned char* p, std::size_t n, uint64_t expected_epoch,
+                               const std::string& what) {
+  if (n < kIndexHeaderSize || std::memcmp(p, kIndexMagic, 4) != 0) throw CorruptionError(what + " is damaged");
+  Reader r{p, n, 4, what};
+  if (!readable_version(r.u32())) throw CorruptionError(what + " has an unknown format version");
+  IndexRecord rec;
+  rec.epoch = r.u64(), rec.meta_size = r.u64(), rec.entries_size = r.u64(), rec.entry_count = r.u64();
+  if (rec.epoch != expected_epoch || rec.meta_size > n || rec.entries_size > n ||
+      kIndexHeaderSize + rec.meta_size + rec.entries_size != n)
+    throw CorruptionError(what + " has inconsistent sizes");
+  rec.meta = p + kIndexHeaderSize;
+  rec.entries = rec.meta + rec.meta_size;
+  return rec;
+}
+
 void BlockEntry::encode(Writer& w) const {
   std::size_t begin = w.bytes.size();
   w.u32(dataset);

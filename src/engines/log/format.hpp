@@ -89,6 +89,20 @@ struct CommitRecord {
   static bool decode(const unsigned char* p, CommitRecord& out);
 };
 
+// One index record: an epoch's metadata operations (CBOR) and block entries,
+// after a 48-byte header. Its CRC32C is in the epoch's commit record.
+struct IndexRecord {
+  uint64_t epoch = 0, entry_count = 0;
+  const unsigned char* meta = nullptr;  // the CBOR array of operations
+  uint64_t meta_size = 0;
+  const unsigned char* entries = nullptr;  // the block entries, back to back
+  uint64_t entries_size = 0;
+  std::vector<unsigned char> encode() const;
+  // The parts of the record at [p, p + n), which must be of `expected_epoch`;
+  // CorruptionError naming `what` if its header does not fit.
+  static IndexRecord parse(const unsigned char* p, std::size_t n, uint64_t expected_epoch, const std::string& what);
+};
+
 // One data block: the elements of a box of a dataset, row-major, at
 // [offset, offset + nbytes) of the log, with one CRC32C per checksum unit.
 struct BlockEntry {

@@ -1,0 +1,213 @@
+#include "engines/log/commit.hpp"
+
+#include <chrono>
+
+#include "engines/log/front_file.hpp"
+
+namespace h5loom::logengine {
+
+using namespace logfmt;
+
+void record(LogFile& f, Json op) {
+  f.catalog.apply(op, f.where());
+  f.writing->epoch.ops.push_back(std::move(op));
+}
+
+namespace {
+
+// Collective: the epoch's metadata operations (collective calls: every rank
+// makes the same ones) are the same on every rank - else the log (rank 0's)
+// and the front file (the last rank's tree) would disagree.
+void require_same_metadata(const LogFile& f, const std::vector<std::uint8_t>& meta) {
+  if (f.team.size == 1) return;
+  const uint32_t crc = crc32c(meta.data(), meta.size());
+  std::vector<uint32_t> all(std::size_t(f.team.size));
+  MPI_Allgather(&crc, 1, MPI_UINT32_T, all.data(), 1, MPI_UINT32_T, f.team.comm);
+  for (int r = 1; r < f.team.size; ++r)
+    if (all[std::size_t(r)] != all[0])
+      throw CollectiveMismatchError(f.where() + ": rank " + std::to_string(r) +
+                                    " made different collective calls than rank 0 in this epoch (groups, datasets, "
+                                    "extents or attribute values differ); the epoch is not committed");
+}
+
+// The entries of this rank's pieces (all placed by now), and how many there are of every rank's.
+struct Entries {
+  Writer mine;
+  uint64_t count = 0, total = 0;
+};
+Entries encode_entries(LogFile& f) {
+  Entries out;
+  for (const auto& p : f.writing->pipeline->pieces().pieces()) p.block.encode(out.mine), ++out.count;
+  MPI_Allreduce(&out.count, &out.total, 1, MPI_UINT64_T, MPI_SUM, f.team.comm);
+  return out;
+}
+
+// Collective: every rank gets every rank's entries (reads may touch any
+// block), into its index. Returns them, in rank order.
+std::vector<unsigned char> exchange_entries(LogFile& f, const Entries& e) {
+  std::vector<int> counts(std::size_t(f.team.size)), displs(std::size_t(f.team.size));
+  int n = int(e.mine.bytes.size());
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, f.team.comm);
+  uint64_t sum = 0;
+  for (int r = 0; r < f.team.size; ++r) displs[std::size_t(r)] = int(sum), sum += uint64_t(counts[std::size_t(r)]);
+  if (sum > uint64_t(INT32_MAX)) throw IOError(f.where() + ": the index of one epoch exceeds 2 GiB; flush more often");
+  std::vector<unsigned char> all(sum);
+  MPI_Allgatherv(e.mine.bytes.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, f.team.comm);
+  Reader r{all.data(), all.size(), 0, f.where()};
+  f.catalog.index->deserialize(r, e.total);
+  return all;
+}
+
+}  // namespace
+
+void make_visible(LogFile& f) {
+  WritePipeline& pipe = *f.writing->pipeline;
+  const Placement placed = pipe.place();  // first: the index is exchanged before the bytes move
+  const Entries entries = encode_entries(f);
+  if (entries.total > 0) {
+    std::vector<unsigned char> all = exchange_entries(f, entries);
+    pipe.write_placed(placed);
+    pipe.pieces().clear();
+    OpenEpoch& epoch = f.writing->epoch;
+    epoch.visible_count += entries.total;
+    if (f.team.rank == 0) epoch.visible_entries.insert(epoch.visible_entries.end(), all.begin(), all.end());
+  }
+  pipe.open_round();
+}
+
+bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<Json()>& front_op,
+            bool force) {
+  if (!f.writable()) return false;
+  Writing& w = *f.writing;
+  WritePipeline& pipe = *w.pipeline;
+  // The blocks get their places first, so that the index is exchanged
+  // before the bytes move and `while_writing` can use it meanwhile.
+  const Placement placed = pipe.place();
+  const Entries entries = encode_entries(f);
+  if (entries.total == 0 && w.epoch.ops.empty() && w.epoch.visible_count == 0 && !force) {
+    pipe.open_round();  // nothing was placed either
+    return false;
+  }
+  std::vector<std::uint8_t> meta = encode_ops(w.epoch.ops);
+  require_same_metadata(f, meta);
+  std::vector<unsigned char> all = exchange_entries(f, entries);
+  pipe.write_placed(placed, while_writing);
+  pipe.pieces().clear();
+  if (front_op) {
+    if (Json op = front_op(); !op.is_null()) {
+      f.catalog.apply(op, f.where());
+      w.epoch.ops.push_back(std::move(op));
+      if (f.team.rank == 0) meta = encode_ops(w.epoch.ops);
+    }
+  }
+
+  // Rank 0 appends the index record while the aggregators make their data
+  // durable; each syncs what it wrote (one sync round, in parallel), and only
+  // when all have done so does the commit record go out.
+  const uint64_t epoch = f.committed.epoch + 1;
+  uint64_t new_end = 0;
+  CommitRecord c;
+  on_root(f.team, [&] {
+    if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
+      w.epoch.visible_entries.insert(w.epoch.visible_entries.end(), all.begin(), all.end());
+      all.swap(w.epoch.visible_entries);
+    }
+    IndexRecord rec;
+    rec.epoch = epoch;
+    rec.entry_count = w.epoch.visible_count + entries.total;
+    rec.meta = meta.data(), rec.meta_size = meta.size();
+    rec.entries = all.data(), rec.entries_size = all.size();
+    const std::vector<unsigned char> bytes = rec.encode();
+    c.epoch = epoch;
+    c.index_offset = pipe.log_end();
+    c.index_size = bytes.size();
+    c.index_crc = crc32c(bytes.data(), bytes.size());
+    c.log_end = pipe.log_end() + bytes.size();
+    f.log->write(bytes.data(), bytes.size(), c.index_offset, "writing an index record to " + f.where());
+  });
+  int synced = 1, all_synced = 0;
+  // Region writes are synced by one rank per node (a sync flushes the node's
+  // pages of the file, whoever wrote them).
+  const AggregatorTransport& transport = pipe.transport();
+  const bool syncs = transport.is_aggregator() || f.team.rank == 0 ||
+                     (transport.node_leader() && pipe.regions().written_in_epoch());
+  if (w.settings.sync && syncs) synced = f.log->sync() == 0 ? 1 : 0;
+  MPI_Allreduce(&synced, &all_synced, 1, MPI_INT, MPI_MIN, f.team.comm);
+  if (!all_synced) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
+  on_root(f.team, [&] {
+    c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
+    // The commit record goes last: until it is on disk, the epoch does not exist.
+    const auto bytes = c.encode();
+    try {
+      w.commits->write(bytes.data(), bytes.size(), f.committed.commits_end, "writing a commit record of " + f.where());
+      if (w.settings.sync)
+        if (const int err = w.commits->sync())
+          throw IOError(with_reason(
+              "cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")", err));
+    } catch (const Error&) {
+      // The flush failed: its record is taken back (as far as the storage
+      // still lets us), so that a reader does not see an epoch we reported lost.
+      (void)w.commits->truncate(f.committed.commits_end);
+      throw;
+    }
+    new_end = c.log_end;
+  });
+  MPI_Bcast(&new_end, 1, MPI_UINT64_T, 0, f.team.comm);
+  f.committed.log_end = new_end;
+  f.committed.epoch = epoch;
+  f.committed.commits_end += kCommitRecordSize;
+  w.epoch = OpenEpoch{};
+  pipe.start_epoch(epoch + 1, new_end);
+  return true;
+}
+
+void close_epoch(LogFile& f) {
+  Writing& w = *f.writing;
+  if (!w.settings.front_file) {
+    commit(f);
+    return;
+  }
+  // Nothing new and the front file is the one the log recorded: keep it.
+  int idle = w.pipeline->pieces().pieces().empty() && w.epoch.ops.empty() && w.epoch.visible_count == 0,
+      all_idle = 0;
+  MPI_Allreduce(&idle, &all_idle, 1, MPI_INT, MPI_MIN, f.team.comm);
+  if (all_idle) {
+    int current = 0;
+    if (f.team.rank == 0) current = front_is_current(*f.store, f.path, f.catalog.tree);
+    MPI_Bcast(&current, 1, MPI_INT, 0, f.team.comm);
+    if (current) return;
+  }
+  // The last rank builds the front file while the aggregators write the last
+  // epoch (it has the whole tree and index once the epoch's blocks are placed
+  // and exchanged; with one aggregator per node it is the last one whose
+  // data the aggregator takes). Its checksum is committed with the epoch
+  // (so verify can check it), and it replaces the old front file only once
+  // the commit record is on disk, so the front file never shows an epoch
+  // that a crash could still lose. Its error, if any, is raised on every
+  // rank after the commit.
+  const int builder = f.team.size - 1;
+  mpi::CaughtError front;
+  FrontSum sum;
+  const uint64_t epoch = f.committed.epoch + 1;
+  auto build = [&] {
+    if (f.team.rank == builder)
+      front.run([&] {
+        sum = build_front_file(*f.store, f.path, f.committed.header, f.catalog.tree, *f.catalog.index, epoch,
+                               w.settings.max_external_segments);
+      });
+  };
+  auto checksum_op = [&]() -> Json {
+    uint64_t v[3] = {uint64_t(front.code == 0), sum.size, sum.crc};
+    MPI_Bcast(v, 3, MPI_UINT64_T, builder, f.team.comm);
+    if (!v[0]) return Json();
+    return front_op(epoch, v[1], uint32_t(v[2]));
+  };
+  commit(f, build, checksum_op, /*force=*/true);
+  if (f.team.rank == builder && front.code == 0)
+    front.run([&] { publish_front_file(*f.store, f.path, w.settings.sync); });
+  mpi::share_error(f.team.comm, builder, front);
+}
+
+}  // namespace h5loom::logengine

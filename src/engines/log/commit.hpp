@@ -1,0 +1,44 @@
+// The commit protocol (docs/formats/log.md, "Epochs and the commit protocol").
+// Every flush point ends an epoch, in this order: the epoch's data blocks
+// (every rank's pieces placed and written; each aggregator, and each node's
+// first rank if regions were written, syncs), then rank 0's index record
+// (metadata operations and every rank's block entries; synced), then rank 0's
+// commit record in the journal (synced). Until the commit record is on disk
+// the epoch does not exist: a crash leaves it as a torn tail that readers
+// ignore and the next writer overwrites.
+#pragma once
+
+#include <functional>
+
+#include "engines/log/log_file.hpp"
+
+namespace h5loom::logengine {
+
+// Every rank: applies a metadata operation of the open epoch to the catalog
+// and keeps it for the epoch's index record (the calls are collective).
+void record(LogFile& f, Json op);
+
+// Collective: makes every rank's writes so far visible to reads - placed,
+// written, and in every rank's index - without an index record, a commit
+// record or a sync. The blocks are committed with the epoch at the next
+// commit; a crash before it loses them (a torn tail), as it would have
+// without this call. (For a "visible" flush that is not a durable one.)
+void make_visible(LogFile& f);
+
+// Collective: ends the epoch if anything happened in it. After it returns the
+// epoch is on disk with its commit record, and every rank's index has it.
+// `while_writing` (if given, and only if there is an epoch to commit) runs on
+// every rank once the index is complete, before the rank's data moves.
+// `front_op` (if given; collective) returns the front file's checksum
+// operation once `while_writing` has run, to be committed with the epoch;
+// `force` commits an epoch even if nothing happened (to record that checksum).
+// Returns whether there was an epoch to commit.
+bool commit(LogFile& f, const std::function<void()>& while_writing = {},
+            const std::function<Json()>& front_op = {}, bool force = false);
+
+// Collective, at close: the last epoch, and (knob front_file) the front file,
+// built by the last rank while the last epoch is written, checksummed in it,
+// and put in place only once its commit record is on disk.
+void close_epoch(LogFile& f);
+
+}  // namespace h5loom::logengine

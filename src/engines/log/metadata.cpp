@@ -1,0 +1,160 @@
+#include "engines/log/metadata.hpp"
+
+#include <algorithm>
+
+#include "h5loom/errors.hpp"
+
+namespace h5loom::logengine {
+
+namespace {
+
+Json attribute_to_json(const AttributeValue& v) {
+  using K = AttributeValue::Kind;
+  switch (v.kind()) {
+    case K::String: return {{"kind", "string"}, {"text", v.as_string()}};
+    case K::StringArray: return {{"kind", "strings"}, {"strings", v.as_strings()}};
+    default: {
+      auto* p = static_cast<const unsigned char*>(v.data());
+      std::vector<std::uint8_t> bytes(p, p + v.size() * datatype_size(v.dtype()));
+      return {{"kind", v.kind() == K::Scalar ? "scalar" : "array"},
+              {"dtype", datatype_name(v.dtype())},
+              {"data", Json::binary(std::move(bytes))}};
+    }
+  }
+}
+
+AttributeValue attribute_from_json(const Json& j) {
+  std::string kind = j.at("kind");
+  if (kind == "string") return AttributeValue(j.at("text").get<std::string>());
+  if (kind == "strings") return AttributeValue(j.at("strings").get<std::vector<std::string>>());
+  Datatype dt = datatype_from_name(j.at("dtype").get<std::string>());
+  const auto& bytes = j.at("data").get_binary();
+  return AttributeValue::from_raw(kind == "scalar" ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array, dt,
+                                  bytes.size() / datatype_size(dt), bytes.data());
+}
+
+// Builds the JSON of a CBOR document like nlohmann's DOM parser, refusing
+// nesting deeper than kMaxDepth.
+struct DepthLimitedParser : nlohmann::detail::json_sax_dom_parser<Json> {
+  static constexpr std::size_t kMaxDepth = 16;
+  std::size_t depth = 0;
+  using nlohmann::detail::json_sax_dom_parser<Json>::json_sax_dom_parser;
+  bool deeper() {
+    if (++depth > kMaxDepth) throw CorruptionError("metadata nested deeper than " + std::to_string(kMaxDepth));
+    return true;
+  }
+  bool start_object(std::size_t n) { return deeper() && json_sax_dom_parser::start_object(n); }
+  bool start_array(std::size_t n) { return deeper() && json_sax_dom_parser::start_array(n); }
+  bool end_object() { return --depth, json_sax_dom_parser::end_object(); }
+  bool end_array() { return --depth, json_sax_dom_parser::end_array(); }
+};
+
+std::string parent_of(const std::string& p) {
+  auto slash = p.rfind('/');
+  return slash == 0 ? std::string("/") : p.substr(0, slash);
+}
+std::string name_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+}  // namespace
+
+Json group_op(const std::string& path) { return Json{{"op", "group"}, {"path", path}}; }
+
+Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks) {
+  return Json{{"op", "dataset"},
+              {"path", path},
+              {"dtype", datatype_name(dtype)},
+              {"shape", shape},
+              {"max_shape", max_shape},
+              {"layout", chunks.empty() ? "contiguous" : "chunked"},
+              {"chunks", chunks}};
+}
+
+Json extend_op(const std::string& path, const Dims& shape) {
+  return Json{{"op", "extend"}, {"path", path}, {"shape", shape}};
+}
+
+Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value) {
+  return Json{{"op", "attr"}, {"object", object}, {"name", name}, {"value", attribute_to_json(value)}};
+}
+
+Json front_op(uint64_t epoch, uint64_t size, uint32_t crc) {
+  return Json{{"op", "front"}, {"epoch", epoch}, {"size", size}, {"crc", crc}};
+}
+
+int apply_op(Tree& tree, const Json& op, const std::string& where) {
+  const std::string kind = op.at("op");
+  auto bad = [&](const std::string& why) {
+    throw CorruptionError(where + ": metadata operation '" + kind + "' " + why);
+  };
+  auto node_of = [&](const std::string& p, ObjectKind want) -> Node& {
+    auto it = tree.nodes.find(p);
+    if (it == tree.nodes.end() || (want != ObjectKind::None && it->second.kind != want))
+      bad("names '" + p + "', which is not an existing " + (want == ObjectKind::Dataset ? "dataset" : "object"));
+    return it->second;
+  };
+  // A byte size that fits 62 bits: no product of a block's counts can wrap.
+  auto fits = [](uint64_t bytes, uint64_t extent) { return !extent || bytes <= (uint64_t(1) << 62) / extent; };
+  int created = -1;
+  if (kind == "group" && op.at("path") == "/") {
+    tree.nodes["/"].kind = ObjectKind::Group;
+  } else if (kind == "group" || kind == "dataset") {
+    std::string p = op.at("path");
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p))
+      bad("has a bad or existing path '" + p + "'");
+    Node& parent = node_of(parent_of(p), ObjectKind::Group);
+    Node n;
+    n.kind = kind == "group" ? ObjectKind::Group : ObjectKind::Dataset;
+    if (kind == "dataset") {
+      DatasetInfo info;
+      info.dtype = datatype_from_name(op.at("dtype").get<std::string>());
+      info.shape = op.at("shape").get<Dims>();
+      info.max_shape = op.at("max_shape").get<Dims>();
+      info.layout = op.at("layout") == "chunked" ? Layout::Chunked : Layout::Contiguous;
+      info.chunks = op.at("chunks").get<Dims>();
+      if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||
+          (!info.chunks.empty() && info.chunks.size() != info.shape.size()))
+        bad("of '" + p + "' has inconsistent ranks");
+      uint64_t bytes = datatype_size(info.dtype);
+      for (std::size_t d = 0; d < info.shape.size(); ++d) {
+        if (info.shape[d] > info.max_shape[d] || !fits(bytes, info.shape[d]))
+          bad("of '" + p + "' has an impossible shape " + dims_to_string(info.shape));
+        bytes *= std::max<uint64_t>(info.shape[d], 1);
+      }
+      created = n.dataset = int(tree.datasets.size());
+      tree.datasets.push_back(info);
+      tree.dataset_paths.push_back(p);
+    }
+    parent.children.insert(name_of(p));
+    tree.nodes[p] = std::move(n);
+  } else if (kind == "extend") {
+    const std::string p = op.at("path");
+    DatasetInfo& info = tree.datasets.at(std::size_t(node_of(p, ObjectKind::Dataset).dataset));
+    Dims shape = op.at("shape").get<Dims>();
+    bool ok = shape.size() == info.shape.size();
+    uint64_t bytes = datatype_size(info.dtype);
+    for (std::size_t d = 0; ok && d < shape.size(); ++d) {
+      ok = shape[d] >= info.shape[d] && shape[d] <= info.max_shape[d] && fits(bytes, shape[d]);
+      bytes *= std::max<uint64_t>(shape[d], 1);
+    }
+    if (!ok) bad("of '" + p + "' to " + dims_to_string(shape) + " is not a growth of " + dims_to_string(info.shape));
+    info.shape = std::move(shape);
+  } else if (kind == "front") {
+    tree.fronts.push_back(
+        {op.at("epoch").get<uint64_t>(), op.at("size").get<uint64_t>(), op.at("crc").get<uint32_t>()});
+  } else if (kind == "attr") {
+    node_of(op.at("object").get<std::string>(), ObjectKind::None).attrs[op.at("name").get<std::string>()] =
+        attribute_from_json(op.at("value"));
+  } else {
+    bad("is unknown");
+  }
+  return created;
+}
+
+std::vector<std::uint8_t> encode_ops(const Json& ops) { return Json::to_cbor(ops); }
+
+bool decode_ops(const unsigned char* p, std::size_t n, Json& ops) {
+  DepthLimitedParser sax(ops, /*allow_exceptions=*/true);
+  return Json::sax_parse(p, p + n, &sax, nlohmann::detail::input_format_t::cbor) && ops.is_array();
+}
+
+}  // namespace h5loom::logengine

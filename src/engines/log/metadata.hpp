@@ -1,0 +1,65 @@
+// The log's metadata: the tree of groups, datasets and attributes, and the
+// metadata operations that build it - made by the collective calls of a
+// writer, kept as JSON, stored as one CBOR array per index record
+// (docs/formats/log.md, "Metadata operations"), and applied again, checked,
+// when a log is opened.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "h5loom/types.hpp"
+
+namespace h5loom::logengine {
+
+using Json = nlohmann::json;
+
+struct Node {
+  ObjectKind kind = ObjectKind::None;
+  std::map<std::string, AttributeValue> attrs;
+  std::set<std::string> children;  // for groups
+  int dataset = -1;                // for datasets: the id
+};
+
+// The size and CRC32C of a front file, recorded (a `front` operation) in the
+// epoch it was built with.
+struct FrontSum {
+  uint64_t epoch = 0, size = 0;
+  uint32_t crc = 0;
+};
+
+struct Tree {
+  std::map<std::string, Node> nodes;       // by absolute path
+  std::vector<std::string> dataset_paths;  // by dataset id
+  std::vector<DatasetInfo> datasets;       // by dataset id
+  std::vector<FrontSum> fronts;            // every front file the log recorded, oldest first
+
+  // The dataset id of an existing dataset's path.
+  int dataset_id(const std::string& path) const { return nodes.at(path).dataset; }
+};
+
+// The operations, as the format's table has them.
+Json group_op(const std::string& path);
+Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks);
+Json extend_op(const std::string& path, const Dims& shape);
+Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value);
+Json front_op(uint64_t epoch, uint64_t size, uint32_t crc);
+
+// Applies one operation to the tree. Each is checked against the tree as it is
+// (the object model checked the calls that made it; a damaged or crafted log
+// is refused here with CorruptionError, naming `where`, instead of building an
+// impossible tree). Returns the id of the dataset it created, else -1.
+int apply_op(Tree& tree, const Json& op, const std::string& where);
+
+// The operations of an epoch (a JSON array) as CBOR, and back. Decoding
+// refuses nesting deeper than metadata ever is (CorruptionError: the parser
+// recurses, and a crafted record must not exhaust the stack); malformed CBOR
+// raises the parser's exception; returns false if the bytes hold no array.
+std::vector<std::uint8_t> encode_ops(const Json& ops);
+bool decode_ops(const unsigned char* p, std::size_t n, Json& ops);
+
+}  // namespace h5loom::logengine

@@ -1,0 +1,168 @@
+#include "engines/log/read_planner.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "engines/log/boxes.hpp"
+#include "engines/log/index.hpp"
+#include "engines/log/log_store.hpp"
+#include "engines/log/metadata.hpp"
+#include "h5loom/errors.hpp"
+
+namespace h5loom::logengine {
+
+namespace {
+
+std::string describe_block(const std::string& where, const std::string& path, const BlockEntry& e) {
+  return "dataset '" + path + "' in " + where + ": block at log offset " + std::to_string(e.offset) + " (epoch " +
+         std::to_string(e.epoch) + ", rank " + std::to_string(e.rank) + ")";
+}
+
+}  // namespace
+
+void ReadPlanner::read(const std::string& path, const Selection& sel, void* out) const {
+  if (!read_through_bounding_box(path, sel, out)) read_selection(path, sel, out);
+}
+
+void ReadPlanner::read_selection(const std::string& path, const Selection& sel, void* out) const {
+  const int id = tree_.dataset_id(path);
+  const DatasetInfo& info = tree_.datasets.at(std::size_t(id));
+  const std::size_t es = datatype_size(info.dtype);
+  const Dims dense = sel.selected_shape(info.shape);
+  auto* dst = static_cast<unsigned char*>(out);
+  if (product(dense) > 0) std::memset(dst, 0, product(dense) * es);  // never-written elements read as 0, as in HDF5
+  if (index_.blocks(uint32_t(id)).empty()) return;
+
+  struct Hit {
+    const BlockEntry* entry;
+    const PlacedBox* box;
+  };
+  auto boxes = selection_boxes(sel, info.shape);
+  std::vector<Hit> hits;
+  std::vector<const BlockEntry*> found;
+  for (const auto& b : boxes) {
+    found.clear();
+    index_.search(uint32_t(id), b.start, b.count, found);
+    for (const auto* e : found) hits.push_back({e, &b});
+  }
+  // Older writes first, so that later ones overwrite them.
+  std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+    return std::tie(a.entry->epoch, a.entry->rank, a.entry->counter) <
+           std::tie(b.entry->epoch, b.entry->rank, b.entry->counter);
+  });
+  // What each hit needs: the checksum units covering its bytes. A large block
+  // that lands whole and contiguous in the output is read straight there
+  // (`into_output`); the others are staged, and staged reads that lie close
+  // together in the log are merged into one (a rank's many small writes were
+  // appended together).
+  const uint64_t unit = unit_;
+  struct Need {
+    const BlockEntry* e;
+    Dims in_entry, in_dense, count;
+    uint64_t r0, r1;            // unit-aligned byte range within the block
+    unsigned char* into_output;  // where in the output it is read straight to, or null: staged
+    std::size_t staged = 0;      // offset in the staging buffer
+  };
+  constexpr uint64_t kStraightMin = 1 << 20, kGap = 64 << 10, kBatch = 256ull << 20;
+  std::vector<Need> needs;
+  needs.reserve(hits.size());
+  Dims s, c;
+  for (const auto& h : hits) {
+    const BlockEntry& e = *h.entry;
+    intersect(e.start, e.count, h.box->start, h.box->count, s, c);
+    Need n{&e, Dims(s.size()), Dims(s.size()), c, 0, 0, nullptr};
+    Dims last(s.size());
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      n.in_entry[d] = s[d] - e.start[d];
+      last[d] = n.in_entry[d] + c[d] - 1;
+      n.in_dense[d] = h.box->dense_start[d] + (s[d] - h.box->start[d]);
+    }
+    if (e.unit_crcs.size() != (e.nbytes + unit - 1) / unit)
+      throw CorruptionError("checksum list of " + describe_block(where_, path, e) + " has the wrong length");
+    uint64_t b0 = linear_index(n.in_entry, e.count) * es, b1 = (linear_index(last, e.count) + 1) * es;
+    n.r0 = b0 / unit * unit;
+    n.r1 = std::min((b1 + unit - 1) / unit * unit, e.nbytes);
+    bool contiguous = c == e.count;
+    for (std::size_t d = 1; d < c.size(); ++d) contiguous = contiguous && c[d] == dense[d];
+    if (contiguous && e.nbytes >= kStraightMin) n.into_output = dst + linear_index(n.in_dense, dense) * es;
+    needs.push_back(std::move(n));
+  }
+  std::vector<unsigned char> staging;
+  const std::string reading = "reading dataset '" + path + "' in " + where_;
+  for (std::size_t begin = 0; begin < needs.size();) {
+    // A batch of needs (in write order) whose staged bytes stay under kBatch.
+    std::size_t end = begin;
+    uint64_t staged = 0;
+    while (end < needs.size() && (end == begin || staged < kBatch)) {
+      if (!needs[end].into_output) staged += needs[end].r1 - needs[end].r0;
+      ++end;
+    }
+    // Staged reads, merged in log order.
+    std::vector<Need*> order;
+    for (std::size_t i = begin; i < end; ++i)
+      if (!needs[i].into_output) order.push_back(&needs[i]);
+    std::sort(order.begin(), order.end(),
+              [](const Need* a, const Need* b) { return a->e->offset + a->r0 < b->e->offset + b->r0; });
+    struct Span { uint64_t from, to; std::size_t at; };
+    std::vector<Span> spans;
+    uint64_t total = 0;
+    for (Need* n : order) {
+      uint64_t from = n->e->offset + n->r0, to = n->e->offset + n->r1;
+      if (spans.empty() || from > spans.back().to + kGap || from < spans.back().from) {
+        spans.push_back({from, to, total});
+      } else if (to > spans.back().to) {
+        spans.back().to = to;
+      }
+      total = spans.back().at + (spans.back().to - spans.back().from);
+      n->staged = spans.back().at + (from - spans.back().from);
+    }
+    staging.resize(total);
+    for (const auto& sp : spans) log_.read(staging.data() + sp.at, sp.to - sp.from, sp.from, reading);
+    // Then every need of the batch, in write order: read the straight ones, check, copy.
+    for (std::size_t i = begin; i < end; ++i) {
+      Need& n = needs[i];
+      const BlockEntry& e = *n.e;
+      unsigned char* bytes = n.into_output ? n.into_output : staging.data() + n.staged;
+      if (n.into_output) log_.read(bytes, n.r1 - n.r0, e.offset + n.r0, "reading " + describe_block(where_, path, e));
+      for (uint64_t at = n.r0; at < n.r1; at += unit) {
+        uint64_t len = std::min(unit, e.nbytes - at);
+        if (logfmt::crc32c(bytes + (at - n.r0), len) != e.unit_crcs[at / unit])
+          throw CorruptionError("checksum mismatch in " + describe_block(where_, path, e) + ", bytes " +
+                                std::to_string(at) + ".." + std::to_string(at + len) + " of the block");
+      }
+      if (!n.into_output) copy_subbox(bytes, e.count, n.in_entry, dst, dense, n.in_dense, n.count, es, n.r0);
+    }
+    begin = end;
+  }
+}
+
+// A strided selection of many small pieces (every 8th particle, say) is read
+// as its bounding box, then picked apart in memory: one range search and
+// large reads instead of one per piece. Only when the box is not much larger.
+bool ReadPlanner::read_through_bounding_box(const std::string& path, const Selection& sel, void* out) const {
+  if (sel.kind() != Selection::Kind::Hyperslab || sel.is_box()) return false;
+  const DatasetInfo& info = tree_.datasets.at(std::size_t(tree_.dataset_id(path)));
+  auto boxes = selection_boxes(sel, info.shape);
+  const Dims dense = sel.selected_shape(info.shape);
+  if (boxes.size() < 64) return false;
+  Dims lo = boxes.front().start, hi(lo.size(), 0);
+  for (const auto& b : boxes)
+    for (std::size_t d = 0; d < lo.size(); ++d)
+      lo[d] = std::min(lo[d], b.start[d]), hi[d] = std::max(hi[d], b.start[d] + b.count[d]);
+  Dims extent(lo.size());
+  for (std::size_t d = 0; d < lo.size(); ++d) extent[d] = hi[d] - lo[d];
+  if (product(extent) > 16 * product(dense) || product(extent) * datatype_size(info.dtype) > (512ull << 20))
+    return false;
+  const std::size_t es = datatype_size(info.dtype);
+  std::vector<unsigned char> whole(product(extent) * es);
+  read_selection(path, Selection::box(lo, extent), whole.data());
+  Dims at(lo.size());
+  for (const auto& b : boxes) {
+    for (std::size_t d = 0; d < lo.size(); ++d) at[d] = b.start[d] - lo[d];
+    copy_subbox(whole.data(), extent, at, static_cast<unsigned char*>(out), dense, b.dense_start, b.count, es);
+  }
+  return true;
+}
+
+}  // namespace h5loom::logengine

@@ -1,0 +1,31 @@
+// The log engine's knobs (docs/engines/log.md), as parsed by make_log_engine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace h5loom::logengine {
+
+constexpr uint64_t MiB = 1024 * 1024;
+
+// Rounds of regions start on page boundaries, and regions are whole pages, so
+// that no two ranks write into one page (the least `region_alignment`).
+constexpr uint64_t kRegionAlignment = 4096;
+
+struct Settings {
+  uint64_t buffer_size = 256 * MiB;  // per rank; reaching it writes the buffers out
+  // A write of one box at least this large is a "large write": it is not
+  // copied, but written to the rank's region at once, or out from the caller's
+  // memory at the next write-out (knob `direct_threshold`).
+  uint64_t large_write = 1 * MiB;
+  uint64_t region_size = 64 * MiB;               // per rank, the first round of regions (0: no regions)
+  uint64_t region_alignment = kRegionAlignment;  // where rounds start, what region sizes are multiples of
+  std::string aggregators = "node";              // "node", "all", or a count
+  int aggregator_count = 0;                      // when a count was given
+  bool sync = true;                              // fdatasync before each commit record
+  uint64_t checksum_unit = 64 * 1024;
+  bool front_file = true;
+  uint64_t max_external_segments = 2000;
+};
+
+}  // namespace h5loom::logengine

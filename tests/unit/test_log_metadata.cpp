@@ -1,0 +1,90 @@
+// The log engine's metadata codec: operations to CBOR and back, applied to a
+// tree with every check a crafted log must meet, and the depth limit.
+#include <gtest/gtest.h>
+
+#include "engines/log/metadata.hpp"
+#include "h5loom/errors.hpp"
+
+using namespace h5loom;
+using namespace h5loom::logengine;
+
+namespace {
+
+Tree with_root() {
+  Tree t;
+  t.nodes["/"].kind = ObjectKind::Group;
+  return t;
+}
+
+}  // namespace
+
+TEST(LogMetadata, OperationsSurviveCborAndBuildTheTree) {
+  Json ops = Json::array();
+  ops.push_back(group_op("/g"));
+  ops.push_back(dataset_op("/g/d", Datatype::Float32, {4, 5}, {kUnlimited, 5}, {2, 5}));
+  ops.push_back(extend_op("/g/d", {9, 5}));
+  ops.push_back(attribute_op("/g/d", "units", AttributeValue(std::string("m/s"))));
+  ops.push_back(attribute_op("/", "steps", AttributeValue(std::vector<int32_t>{1, 2, 3})));
+  ops.push_back(attribute_op("/g", "names", AttributeValue(std::vector<std::string>{"a", "b"})));
+  ops.push_back(front_op(3, 1234, 0xdeadbeef));
+  const auto cbor = encode_ops(ops);
+  Json back;
+  ASSERT_TRUE(decode_ops(cbor.data(), cbor.size(), back));
+  ASSERT_EQ(back, ops);
+
+  Tree t = with_root();
+  std::vector<int> created;
+  for (const auto& op : back) created.push_back(apply_op(t, op, "test"));
+  EXPECT_EQ(created, (std::vector<int>{-1, 0, -1, -1, -1, -1, -1}));
+  EXPECT_EQ(t.nodes.at("/").children, (std::set<std::string>{"g"}));
+  EXPECT_EQ(t.dataset_id("/g/d"), 0);
+  const DatasetInfo& info = t.datasets.at(0);
+  EXPECT_EQ(info.dtype, Datatype::Float32);
+  EXPECT_EQ(info.shape, (Dims{9, 5}));
+  EXPECT_EQ(info.layout, Layout::Chunked);
+  EXPECT_EQ(info.chunks, (Dims{2, 5}));
+  EXPECT_EQ(t.nodes.at("/g/d").attrs.at("units").as_string(), "m/s");
+  EXPECT_EQ(t.nodes.at("/").attrs.at("steps").size(), 3u);
+  EXPECT_EQ(t.nodes.at("/g").attrs.at("names").as_strings(), (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(t.fronts.size(), 1u);
+  EXPECT_EQ(t.fronts[0].epoch, 3u);
+  EXPECT_EQ(t.fronts[0].size, 1234u);
+  EXPECT_EQ(t.fronts[0].crc, 0xdeadbeefu);
+}
+
+TEST(LogMetadata, ImpossibleOperationsAreCorruption) {
+  Tree t = with_root();
+  apply_op(t, dataset_op("/d", Datatype::Int8, {4}, {8}, {}), "test");
+  const std::vector<Json> bad = {
+      group_op("/missing/g"),                                       // no parent
+      group_op("/d"),                                               // exists
+      group_op("/d/g"),                                             // parent is a dataset
+      dataset_op("/e", Datatype::Int8, {4}, {2}, {}),               // shape beyond max_shape
+      dataset_op("/e", Datatype::Int8, {}, {}, {}),                 // no dimensions
+      dataset_op("/e", Datatype::Float64, {uint64_t(1) << 61}, {uint64_t(1) << 61}, {}),  // > 2^62 bytes
+      extend_op("/d", {2}),                                         // shrinks
+      extend_op("/d", {9}),                                         // beyond max_shape
+      extend_op("/", {9}),                                          // not a dataset
+      attribute_op("/nothing", "a", AttributeValue(1.0)),          // no such object
+      Json{{"op", "rename"}, {"path", "/d"}},                       // unknown
+  };
+  for (const auto& op : bad) EXPECT_THROW(apply_op(t, op, "test"), CorruptionError) << op.dump();
+  EXPECT_EQ(t.datasets.size(), 1u);
+}
+
+TEST(LogMetadata, DecodingRefusesDeepNestingAndNonArrays) {
+  Json deep = Json::array();
+  for (int i = 0; i < 40; ++i) deep = Json::array({deep});
+  auto cbor = encode_ops(deep);
+  Json out;
+  EXPECT_THROW(decode_ops(cbor.data(), cbor.size(), out), CorruptionError);
+
+  Json shallow = Json::array({Json::array({Json::array()})});
+  cbor = encode_ops(shallow);
+  out = Json();
+  EXPECT_TRUE(decode_ops(cbor.data(), cbor.size(), out));
+
+  cbor = Json::to_cbor(Json{{"op", "group"}});  // a map, not an array of operations
+  out = Json();
+  EXPECT_FALSE(decode_ops(cbor.data(), cbor.size(), out));
+}
