@@ -28,6 +28,22 @@ enum class ObjectKind { None, Group, Dataset };
 
 enum class Layout { Contiguous, Chunked };
 
+// A dataset's bytes kept in another file (HDF5's external storage): `size`
+// bytes at `offset` of `file`; a relative name resolves against
+// HDF5_EXTFILE_PREFIX or the working directory of the reader.
+struct ExternalSegment {
+  std::string file;
+  uint64_t offset = 0, size = 0;
+};
+
+// One box of a virtual dataset (HDF5's VDS): the elements [start, start+count)
+// are the whole of dataset `dataset` (of shape `count`) in `file` ("." : this file).
+struct VirtualMapping {
+  Dims start, count;
+  std::string file = ".";
+  std::string dataset;
+};
+
 // What create_dataset asks for. Empty max_shape: fixed size (= shape).
 // Empty chunks with Layout::Chunked: the engine picks ("auto", about 1 MiB).
 // layout_auto: the engine decides contiguous or chunked (chunked if extendable).
@@ -41,6 +57,13 @@ struct DatasetSpec {
   // The value of elements never written: one element of dtype (empty: zero).
   // Engines declaring the conformance group "fill" keep it.
   std::vector<unsigned char> fill;
+
+  // Storage outside the engine's own (conformance group "external"): the
+  // dataset's bytes, row-major, are the concatenation of `external` (then it
+  // is contiguous and fixed in size); or its boxes map other datasets
+  // (`virtual_map`; elements no box covers read as the fill value).
+  std::vector<ExternalSegment> external;
+  std::vector<VirtualMapping> virtual_map;
 
   template <class T>
   void fill_with(T value) {

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "engines/hdf5/chunking.hpp"
+#include "hdf5lib/chunking.hpp"
 
 using namespace h5loom;
-using h5loom::hdf5::auto_chunk_dims;
+using h5loom::hdf5lib::auto_chunk_dims;
 
 TEST(AutoChunk, CutsTheSlowestDimensionFirst) {
   // 1000 x 1000 float64 = 8 MB: whole rows, 131 of them (~1 MiB)

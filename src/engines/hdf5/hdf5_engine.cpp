@@ -14,49 +14,13 @@
 
 #include "core/mpi_util.hpp"
 #include "engine/registry.hpp"
-#include "engines/hdf5/chunking.hpp"
-#include "engines/hdf5/hdf5_extras.hpp"
+#include "hdf5lib/chunking.hpp"
 #include "hdf5lib/types.hpp"
 
 namespace h5loom::hdf5 {
 
 using engine::FileHandle;
 using engine::OpenMode;
-
-Dims auto_chunk_dims(const Dims& shape, const Dims& max_shape, std::size_t element_size, uint64_t target_bytes) {
-  const std::size_t n = shape.size();
-  const uint64_t target = std::max<uint64_t>(1, target_bytes / std::max<std::size_t>(1, element_size));
-  Dims extent(n);
-  for (std::size_t d = 0; d < n; ++d) {
-    uint64_t maxd = max_shape.empty() ? shape[d] : max_shape[d];
-    if (maxd > shape[d]) extent[d] = maxd == kUnlimited ? (uint64_t{1} << 40) : maxd;
-    else extent[d] = std::max<uint64_t>(1, shape[d]);
-  }
-  Dims chunk = extent;
-  for (std::size_t d = 0; d < n; ++d) {
-    if (product(chunk) <= target) break;
-    uint64_t rest = 1;
-    for (std::size_t e = d + 1; e < n; ++e) rest *= chunk[e];
-    chunk[d] = std::clamp<uint64_t>(target / rest, 1, extent[d]);
-  }
-  return chunk;
-}
-
-Dims resolve_chunks(const std::string& path, const DatasetSpec& spec, bool chunked_by_default, uint64_t target_bytes) {
-  const Dims max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
-  bool chunked = spec.layout_auto ? (max_shape != spec.shape || chunked_by_default) : spec.layout == Layout::Chunked;
-  // A fixed dimension of size 0 cannot be chunked (a chunk must fit the maximum shape).
-  for (uint64_t m : max_shape)
-    if (m == 0) chunked = false;
-  if (!chunked) return {};
-  Dims chunks = spec.chunks.empty() ? auto_chunk_dims(spec.shape, max_shape, datatype_size(spec.dtype), target_bytes)
-                                    : spec.chunks;
-  for (std::size_t d = 0; d < chunks.size(); ++d)
-    if (max_shape[d] != kUnlimited && chunks[d] > max_shape[d])
-      throw SelectionError("cannot create dataset '" + path + "': chunks " + dims_to_string(chunks) +
-                           " exceed max_shape " + dims_to_string(max_shape) + " in dimension " + std::to_string(d));
-  return chunks;
-}
 
 namespace {
 
@@ -174,7 +138,7 @@ class Hdf5Engine final : public engine::Engine {
   std::string name() const override { return "hdf5"; }
   std::vector<std::string> conformance_groups() const override {
     return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors",
-            "compound", "string", "enum", "links", "order", "fill"};
+            "compound", "string", "enum", "links", "order", "fill", "external"};
   }
 
   // Any HDF5 file is one this engine reads (a file it wrote carries no mark of its own).
@@ -421,8 +385,9 @@ class Hdf5Engine final : public engine::Engine {
     Hid space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()), H5Sclose,
                         "creating the dataspace of '" + path + "'");
     Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
+    if (!spec.external.empty() || !spec.virtual_map.empty()) return create_mapped_dataset(f, path, spec, space, dcpl);
 
-    Dims chunks = resolve_chunks(path, spec, settings_.chunked_by_default, settings_.chunk_target_bytes);
+    Dims chunks = hdf5lib::resolve_chunks(path, spec, settings_.chunked_by_default, settings_.chunk_target_bytes);
     if (!chunks.empty()) {
       auto c = to_hsize(chunks);
       check(H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data()), "setting chunks of '" + path + "'");
@@ -437,6 +402,35 @@ class Hdf5Engine final : public engine::Engine {
     hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
                           H5P_DEFAULT);
     if (id < 0) fail("creating dataset '" + path + "' in file '" + f.name + "'");
+    f.datasets[path] = Hid(id, H5Dclose);
+  }
+
+  // A dataset whose bytes are elsewhere: external storage or a virtual dataset.
+  void create_mapped_dataset(Hdf5File& f, const std::string& path, const DatasetSpec& spec, const Hid& space,
+                             const Hid& dcpl) {
+    const std::string what = "creating dataset '" + path + "' in file '" + f.name + "'";
+    if (!spec.external.empty() && !spec.virtual_map.empty())
+      throw UsageError(what + ": external storage and a virtual mapping exclude each other");
+    if (!spec.max_shape.empty() && spec.max_shape != spec.shape)
+      throw UsageError(what + ": a dataset with external storage or a virtual mapping is fixed in size");
+    for (const auto& seg : spec.external)
+      check(H5Pset_external(dcpl.get(), seg.file.c_str(), static_cast<off_t>(seg.offset), static_cast<hsize_t>(seg.size)),
+            what + ": adding external storage in '" + seg.file + "'");
+    for (const auto& m : spec.virtual_map) {
+      auto start = to_hsize(m.start), count = to_hsize(m.count);
+      check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+            what + ": selecting the box of '" + m.dataset + "'");
+      Hid source = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,
+                           what + ": the dataspace of '" + m.dataset + "'");
+      check(H5Pset_virtual(dcpl.get(), space.get(), m.file.c_str(), m.dataset.c_str(), source.get()),
+            what + ": mapping '" + m.dataset + "'");
+    }
+    H5Sselect_all(space.get());
+    if (!spec.fill.empty())
+      check(H5Pset_fill_value(dcpl.get(), memory_type(spec.dtype).get(), spec.fill.data()), what + ": fill value");
+    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
+                          H5P_DEFAULT);
+    if (id < 0) fail(what);
     f.datasets[path] = Hid(id, H5Dclose);
   }
 
@@ -741,52 +735,6 @@ class Hdf5Engine final : public engine::Engine {
 };
 
 }  // namespace
-
-void create_external_dataset(engine::FileHandle& fh, const std::string& path, Datatype dtype, const Dims& shape,
-                             const std::vector<ExternalSegment>& segments) {
-  auto& f = static_cast<Hdf5File&>(fh);
-  auto dims = to_hsize(shape);
-  Hid space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
-                      "creating the dataspace of '" + path + "'");
-  Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
-  for (const auto& s : segments)
-    if (H5Pset_external(dcpl.get(), s.file.c_str(), static_cast<off_t>(s.offset), static_cast<hsize_t>(s.size)) < 0)
-      check(-1, "adding external storage to '" + path + "'");
-  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
-                              H5P_DEFAULT),
-                   H5Dclose, "creating dataset '" + path + "' in file '" + f.name + "'");
-}
-
-void create_virtual_dataset(engine::FileHandle& fh, const std::string& path, Datatype dtype, const Dims& shape,
-                            const std::vector<VirtualBlock>& boxes, const std::string& sources) {
-  auto& f = static_cast<Hdf5File&>(fh);
-  auto dims = to_hsize(shape);
-  Hid vspace = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
-                       "creating the dataspace of '" + path + "'");
-  Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
-  for (std::size_t k = 0; k < boxes.size(); ++k) {
-    const auto& b = boxes[k];
-    const std::string source = sources + "/" + std::to_string(k);
-    create_external_dataset(fh, source, dtype, b.count, {b.bytes});
-    auto start = to_hsize(b.start), count = to_hsize(b.count);
-    check(H5Sselect_hyperslab(vspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-          "selecting box " + std::to_string(k) + " of '" + path + "'");
-    Hid sspace = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,
-                         "creating the dataspace of '" + source + "'");
-    check(H5Pset_virtual(dcpl.get(), vspace.get(), ".", source.c_str(), sspace.get()),
-          "mapping '" + source + "' into '" + path + "'");
-  }
-  H5Sselect_all(vspace.get());
-  Hid ds = checked(H5Dcreate2(f.file.get(), path.c_str(), file_type(dtype).get(), vspace.get(), H5P_DEFAULT, dcpl.get(),
-                              H5P_DEFAULT),
-                   H5Dclose, "creating virtual dataset '" + path + "' in file '" + f.name + "'");
-}
-
-void create_soft_link(engine::FileHandle& fh, const std::string& path, const std::string& target) {
-  auto& f = static_cast<Hdf5File&>(fh);
-  check(H5Lcreate_soft(target.c_str(), f.file.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT),
-        "creating link '" + path + "' in file '" + f.name + "'");
-}
 
 }  // namespace h5loom::hdf5
 

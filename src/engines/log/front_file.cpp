@@ -4,7 +4,6 @@
 #include <filesystem>
 
 #include "engine/registry.hpp"
-#include "engines/hdf5/hdf5_extras.hpp"
 #include "engines/log/boxes.hpp"
 #include "engines/log/index.hpp"
 #include "engines/log/log_store.hpp"
@@ -21,7 +20,8 @@ std::unique_ptr<engine::Engine> front_engine() {
   // The newest format HDF5 1.10 writes has checksums on its metadata, so stock
   // readers notice a damaged front file instead of reading through it.
   engine::Knobs knobs("hdf5", engine::Json{{"collective_metadata", false}, {"driver", "core"}, {"libver_low", "latest"}});
-  // The bare hdf5 engine (no wrappers: hdf5_extras casts its handles).
+  // The bare hdf5 engine, through the engine interface: the front file's
+  // datasets map the log with external storage or virtual datasets (DatasetSpec).
   return engine::registry().engines().at("hdf5")(knobs);
 }
 
@@ -106,8 +106,12 @@ namespace {
 // How a dataset of the log appears in the front file.
 struct FrontPlan {
   enum Kind { External, Virtual, LogOnly } kind = LogOnly;
-  std::vector<hdf5::ExternalSegment> segments;  // External: the dataset's bytes, in order
-  std::vector<hdf5::VirtualBlock> boxes;        // Virtual: one per block
+  std::vector<ExternalSegment> segments;  // External: the dataset's bytes, in order
+  struct Box {
+    Dims start, count;
+    ExternalSegment bytes;
+  };
+  std::vector<Box> boxes;  // Virtual: one per block
   std::string why_not;                          // LogOnly: the reason, for the link's target
 };
 
@@ -208,15 +212,30 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           e->create_dataset(*h, p, spec);
         } else if (auto plan = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
                    plan.kind == FrontPlan::External) {
-          hdf5::create_external_dataset(*h, p, info.dtype, info.shape, plan.segments);
+          DatasetSpec spec;
+          spec.dtype = info.dtype, spec.shape = info.shape, spec.external = plan.segments;
+          e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::Virtual) {
+          // One small dataset per block, its bytes a run of the log, mapped
+          // onto its place: one dataset per box whatever its shape (external
+          // storage alone needs a segment per contiguous run, and HDF5 copies
+          // the whole list at every H5Pset_external).
           if (!sources_group) e->create_group(*h, kFrontSources), sources_group = true;
           const std::string sources = std::string(kFrontSources) + "/" + std::to_string(node.dataset);
           e->create_group(*h, sources);
-          hdf5::create_virtual_dataset(*h, p, info.dtype, info.shape, plan.boxes, sources);
+          DatasetSpec spec;
+          spec.dtype = info.dtype, spec.shape = info.shape;
+          for (std::size_t k = 0; k < plan.boxes.size(); ++k) {
+            DatasetSpec source;
+            source.dtype = info.dtype, source.shape = plan.boxes[k].count, source.external = {plan.boxes[k].bytes};
+            const std::string name = sources + "/" + std::to_string(k);
+            e->create_dataset(*h, name, source);
+            spec.virtual_map.push_back({plan.boxes[k].start, plan.boxes[k].count, ".", name});
+          }
+          e->create_dataset(*h, p, spec);
         } else {
           // A dangling link: stock HDF5 tools report it instead of showing wrong values.
-          hdf5::create_soft_link(*h, p, "/h5loom: data in the log only (" + plan.why_not + "); run: h5loom convert");
+          e->create_soft_link(*h, p, "/h5loom: data in the log only (" + plan.why_not + "); run: h5loom convert");
           log_only.push_back(p);
           continue;
         }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "engine/registry.hpp"
-#include "engines/hdf5/chunking.hpp"
+#include "hdf5lib/chunking.hpp"
 #include "engines/log/commit.hpp"
 #include "engines/log/front_file.hpp"
 #include "engines/log/log_file.hpp"
@@ -133,7 +133,7 @@ class LogEngine final : public engine::Engine {
                        " with a fill value: engine 'log' does not keep fill values yet (conformance group 'fill')");
     // The log has no chunks; they are chosen as the hdf5 engine would and kept
     // for conversion to native HDF5.
-    const Dims chunks = hdf5::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
+    const Dims chunks = hdf5lib::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
     record(f, dataset_op(path, spec.dtype, spec.shape, spec.max_shape.empty() ? spec.shape : spec.max_shape, chunks));
   }
   DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {

@@ -1,11 +1,12 @@
-// Automatic chunk dimensions for the hdf5 engine (also used by tests).
+// Chunk dimensions as h5loom chooses them for HDF5 datasets: the hdf5 engine's,
+// and the log engine's (which keeps them for conversion to native HDF5).
 #pragma once
 
 #include <string>
 
 #include "h5loom/types.hpp"
 
-namespace h5loom::hdf5 {
+namespace h5loom::hdf5lib {
 
 // About `target_bytes` per chunk, cut along the slowest dimension first (as the
 // HDF5 DAOS connector does): faster dimensions are kept whole as long as one
@@ -22,4 +23,4 @@ Dims auto_chunk_dims(const Dims& shape, const Dims& max_shape, std::size_t eleme
 // exceeds max_shape (the spec's, or its shape when fixed).
 Dims resolve_chunks(const std::string& path, const DatasetSpec& spec, bool chunked_by_default, uint64_t target_bytes);
 
-}  // namespace h5loom::hdf5
+}  // namespace h5loom::hdf5lib
