@@ -14,7 +14,9 @@
 
 #include "core/mpi_util.hpp"
 #include "engine/registry.hpp"
+#include "engines/hdf5/settings.hpp"
 #include "hdf5lib/chunking.hpp"
+#include "hdf5lib/dataspace.hpp"
 #include "hdf5lib/types.hpp"
 
 namespace h5loom::hdf5 {
@@ -23,8 +25,6 @@ using engine::FileHandle;
 using engine::OpenMode;
 
 namespace {
-
-constexpr uint64_t MiB = 1024 * 1024;
 
 using hdf5lib::check;
 using hdf5lib::checked;
@@ -35,82 +35,8 @@ using hdf5lib::from_hsize;
 using hdf5lib::hdf5_error_text;
 using hdf5lib::Hid;
 using hdf5lib::memory_type;
+using hdf5lib::select;
 using hdf5lib::to_hsize;
-
-// Applies a selection to a file dataspace and returns the matching dense memory dataspace.
-Hid select(hid_t file_space, const Selection& sel, const Dims& shape) {
-  if (sel.kind() == Selection::Kind::Hyperslab) {
-    auto start = to_hsize(sel.start()), count = to_hsize(sel.count()), stride = to_hsize(sel.stride()),
-         block = to_hsize(sel.block());
-    check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), stride.data(), count.data(), block.data()),
-          "selecting " + sel.to_string());
-  } else if (sel.kind() == Selection::Kind::All) {
-    check(H5Sselect_all(file_space), "selecting all");
-  }
-  uint64_t n = sel.num_elements(shape);
-  if (sel.kind() == Selection::Kind::None || n == 0) {
-    H5Sselect_none(file_space);
-    hsize_t one = 1;
-    Hid mem = checked(H5Screate_simple(1, &one, nullptr), H5Sclose, "creating an empty memory space");
-    H5Sselect_none(mem.get());
-    return mem;
-  }
-  auto dims = to_hsize(sel.selected_shape(shape));
-  return checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
-                 "creating a memory space");
-}
-
-// ---- settings (the knobs) -----------------------------------------------------
-
-struct Settings {
-  bool collective_transfer = false;  // measured: docs/engines/hdf5.md
-  bool collective_metadata = true;
-  uint64_t alignment_threshold = 1 * MiB;
-  uint64_t alignment = 1 * MiB;
-  uint64_t meta_block_size = 64 * 1024;
-  bool chunked_by_default = false;
-  uint64_t chunk_target_bytes = 1 * MiB;
-  // HDF5's default: no fill values are written at allocation (h5loom sets no
-  // fill value), and never-written elements read as 0. "never" leaves a read of
-  // storage never allocated untouched: readers then see whatever their buffer held.
-  std::string fill_time = "ifset";
-  std::string libver_low = "earliest";
-  std::string driver = "mpio";  // or "sec2" (POSIX) or "core" (in memory, written at close): one rank only
-  bool sync = false;            // make the file durable at close (as the log engine does by default)
-  std::map<std::string, std::string> mpi_info;
-
-  static Settings from(engine::Knobs& k) {
-    Settings s;
-    s.collective_transfer = k.choice("transfer", "independent", {"collective", "independent"}) == "collective";
-    s.collective_metadata = k.get<bool>("collective_metadata", true);
-    s.alignment_threshold = k.get<uint64_t>("alignment_threshold", s.alignment_threshold);
-    s.alignment = k.get<uint64_t>("alignment", s.alignment);
-    if (s.alignment == 0) k.bad_value("alignment", "must be at least 1 (1 turns alignment off)");
-    s.meta_block_size = k.get<uint64_t>("meta_block_size", s.meta_block_size);
-    s.chunked_by_default = k.choice("layout", "contiguous", {"contiguous", "chunked"}) == "chunked";
-    s.chunk_target_bytes = k.get<uint64_t>("chunk_target_bytes", s.chunk_target_bytes);
-    if (s.chunk_target_bytes == 0) k.bad_value("chunk_target_bytes", "must be positive");
-    s.fill_time = k.choice("fill_time", s.fill_time, {"never", "alloc", "ifset"});
-    s.libver_low = k.choice("libver_low", "earliest", {"earliest", "v18", "v110", "latest"});
-    s.driver = k.choice("driver", "mpio", {"mpio", "sec2", "core"});
-    s.sync = k.get<bool>("sync", s.sync);
-    if (const auto* info = k.raw("mpi_info")) {
-      if (!info->is_object()) k.bad_value("mpi_info", "must be an object of string hints, not " + info->dump());
-      for (const auto& [key, value] : info->items()) {
-        if (!value.is_string()) k.bad_value("mpi_info." + key, "hint values are strings, not " + value.dump());
-        s.mpi_info[key] = value.get<std::string>();
-      }
-    }
-    return s;
-  }
-};
-
-H5F_libver_t libver_of(const std::string& name) {
-  if (name == "v18") return H5F_LIBVER_V18;
-  if (name == "v110") return H5F_LIBVER_V110;
-  if (name == "latest") return H5F_LIBVER_LATEST;
-  return H5F_LIBVER_EARLIEST;
-}
 
 // ---- the engine ---------------------------------------------------------------
 
