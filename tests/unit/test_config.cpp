@@ -53,3 +53,64 @@ TEST(Config, ErrorsNameTheKeyAndValue) {
             std::string::npos);
   EXPECT_NE(config_error(R"([1, 2])").find("unknown engine"), std::string::npos);
 }
+
+// An engine that implements only the required operations: the optional ones
+// (links, creation order) raise UsageError naming the conformance group.
+namespace {
+class MinimalEngine : public h5loom::engine::Engine {
+ public:
+  std::string name() const override { return "minimal"; }
+  std::vector<std::string> conformance_groups() const override { return {}; }
+  h5loom::engine::Claim probe(const std::string&) const noexcept override { return h5loom::engine::Claim::No; }
+  std::unique_ptr<h5loom::engine::FileHandle> open(const std::string&, h5loom::engine::OpenMode, MPI_Comm) override {
+    return std::make_unique<h5loom::engine::FileHandle>();
+  }
+  h5loom::engine::RequestPtr flush(h5loom::engine::FileHandle&, h5loom::engine::FlushLevel) override { return nullptr; }
+  void close(h5loom::engine::FileHandle&) override {}
+  h5loom::engine::Properties describe(h5loom::engine::FileHandle&) override { return {}; }
+  h5loom::ObjectKind kind(h5loom::engine::FileHandle&, const std::string&) override { return h5loom::ObjectKind::None; }
+  void create_group(h5loom::engine::FileHandle&, const std::string&) override {}
+  std::vector<std::string> list(h5loom::engine::FileHandle&, const std::string&) override { return {}; }
+  void create_dataset(h5loom::engine::FileHandle&, const std::string&, const h5loom::DatasetSpec&) override {}
+  h5loom::DatasetInfo dataset_info(h5loom::engine::FileHandle&, const std::string&) override { return {}; }
+  void extend(h5loom::engine::FileHandle&, const std::string&, const h5loom::Dims&) override {}
+  void put(h5loom::engine::FileHandle&, h5loom::engine::Write) override {}
+  h5loom::engine::RequestPtr read(h5loom::engine::FileHandle&, const std::string&, const h5loom::Selection&,
+                                  h5loom::Datatype, void*) override {
+    return nullptr;
+  }
+  bool has_attribute(h5loom::engine::FileHandle&, const std::string&, const std::string&) override { return false; }
+  void write_attribute(h5loom::engine::FileHandle&, const std::string&, const std::string&,
+                       const h5loom::AttributeValue&) override {}
+  h5loom::AttributeValue read_attribute(h5loom::engine::FileHandle&, const std::string&, const std::string&) override {
+    return {};
+  }
+  std::vector<std::string> list_attributes(h5loom::engine::FileHandle&, const std::string&) override { return {}; }
+};
+}  // namespace
+
+TEST(EngineInterface, OptionalOperationsRaiseNamingTheirGroup) {
+  MinimalEngine e;
+  h5loom::engine::FileHandle h;
+  try {
+    e.move(h, "/a", "/b");
+    FAIL() << "no error";
+  } catch (const h5loom::UsageError& err) {
+    EXPECT_NE(std::string(err.what()).find("'links'"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("'minimal'"), std::string::npos) << err.what();
+  }
+  EXPECT_THROW(e.list_in_creation_order(h, "/"), h5loom::UsageError);
+  EXPECT_FALSE(e.soft_link(h, "/a").has_value());
+  EXPECT_FALSE(e.verify("/nowhere").has_value());
+  EXPECT_TRUE(e.storage("/nonexistent/file").empty());
+  EXPECT_THROW(e.remove("/nonexistent/file"), h5loom::NotFoundError);
+  // A write buffer made owned shares its owner or copies, never aliases a borrowed one.
+  int32_t v = 7;
+  auto borrowed = h5loom::engine::WriteBuffer::borrowed(&v, h5loom::engine::Lifetime::DuringCall);
+  auto kept = borrowed.keep(sizeof v);
+  EXPECT_EQ(kept.lifetime(), h5loom::engine::Lifetime::Owned);
+  EXPECT_NE(kept.data(), static_cast<const void*>(&v));
+  v = 8;
+  EXPECT_EQ(*static_cast<const int32_t*>(kept.data()), 7);
+  EXPECT_EQ(kept.keep(4).data(), kept.data());
+}

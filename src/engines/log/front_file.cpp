@@ -187,6 +187,22 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   return plan;
 }
 
+// Every path of the tree, parents first, each group's members in the order
+// they were created (the front file's groups record that order too).
+std::vector<std::string> in_creation_order(const Tree& tree) {
+  std::vector<std::string> out{"/"};
+  std::vector<std::string> groups{"/"};
+  for (std::size_t g = 0; g < groups.size(); ++g) {  // breadth first: no recursion on deep trees
+    const std::string group = groups[g];  // a copy: groups grows below
+    for (const auto& name : tree.nodes.at(group).order) {
+      std::string p = (group == "/" ? "" : group) + "/" + name;
+      if (tree.nodes.at(p).kind == ObjectKind::Group) groups.push_back(p);
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 FrontSum build_front_file(LogStore& store, const std::string& path, const LogHeader& header, const Tree& tree,
@@ -200,7 +216,12 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   e->write_attribute(*h, "/", kFrontEpoch, AttributeValue(epoch));
   std::vector<std::string> log_only;
   bool sources_group = false;
-  for (auto& [p, node] : tree.nodes) {
+  for (const auto& p : in_creation_order(tree)) {
+    const Node& node = tree.nodes.at(p);
+    if (!node.link.empty()) {
+      e->create_soft_link(*h, p, node.link);
+      continue;
+    }
     if (p != "/") {
       if (node.kind == ObjectKind::Group) {
         e->create_group(*h, p);
@@ -209,6 +230,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
         if (index.blocks(uint32_t(node.dataset)).empty() || product(info.shape) == 0) {
           DatasetSpec spec;  // nothing written: the native dataset reads as zeros, like the log
           spec.dtype = info.dtype, spec.shape = info.shape, spec.layout = Layout::Contiguous, spec.layout_auto = false;
+          spec.fill = info.fill;
           e->create_dataset(*h, p, spec);
         } else if (auto plan = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
                    plan.kind == FrontPlan::External) {
@@ -224,7 +246,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           const std::string sources = std::string(kFrontSources) + "/" + std::to_string(node.dataset);
           e->create_group(*h, sources);
           DatasetSpec spec;
-          spec.dtype = info.dtype, spec.shape = info.shape;
+          spec.dtype = info.dtype, spec.shape = info.shape, spec.fill = info.fill;  // what no box covers
           for (std::size_t k = 0; k < plan.boxes.size(); ++k) {
             DatasetSpec source;
             source.dtype = info.dtype, source.shape = plan.boxes[k].count, source.external = {plan.boxes[k].bytes};

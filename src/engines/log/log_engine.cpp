@@ -28,8 +28,8 @@ class LogEngine final : public engine::Engine {
 
   std::string name() const override { return "log"; }
   std::vector<std::string> conformance_groups() const override {
-    return {"file",  "group",  "dataset",  "attribute", "selection", "datatype",
-            "extend", "errors", "series", "compound",  "string",    "enum"};
+    return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
+            "series", "compound", "string", "enum",      "links",     "order",    "fill"};
   }
 
   // ---- storage ----
@@ -111,37 +111,68 @@ class LogEngine final : public engine::Engine {
   }
 
   // ---- tree ----
+  // Soft links are followed everywhere but at the last step of the path of
+  // a link being created, deleted, moved or asked about.
   ObjectKind kind(FileHandle& fh, const std::string& path) override {
-    const auto& nodes = cast(fh).catalog.tree.nodes;
-    auto it = nodes.find(path);
-    return it == nodes.end() ? ObjectKind::None : it->second.kind;
+    const Node* n = cast(fh).catalog.tree.find(path);
+    return n ? n->kind : ObjectKind::None;
   }
   void create_group(FileHandle& fh, const std::string& path) override {
-    record(writable(fh, "create group '" + path + "'"), group_op(path));
+    auto& f = writable(fh, "create group '" + path + "'");
+    record(f, group_op(link_path(f, path)));
   }
   std::vector<std::string> list(FileHandle& fh, const std::string& group) override {
-    const auto& c = cast(fh).catalog.tree.nodes.at(group).children;
+    const auto& c = node(cast(fh), group).children;
     return {c.begin(), c.end()};
+  }
+  std::vector<std::string> list_in_creation_order(FileHandle& fh, const std::string& group) override {
+    return node(cast(fh), group).order;
+  }
+
+  // ---- links ----
+  void unlink(FileHandle& fh, const std::string& path) override {
+    auto& f = writable(fh, "delete '" + path + "'");
+    record(f, unlink_op(link_path(f, path)));
+    f.writing->last_dataset_id = -1;  // a path may name another dataset now
+  }
+  void move(FileHandle& fh, const std::string& from, const std::string& to) override {
+    auto& f = writable(fh, "move '" + from + "'");
+    record(f, move_op(link_path(f, from), link_path(f, to)));
+    f.writing->last_dataset_id = -1;
+  }
+  void create_soft_link(FileHandle& fh, const std::string& path, const std::string& target) override {
+    auto& f = writable(fh, "create soft link '" + path + "'");
+    record(f, softlink_op(link_path(f, path), target));
+  }
+  std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    if (path == "/") return std::nullopt;
+    const std::string p = link_path(f, path);
+    auto it = p.empty() ? f.catalog.tree.nodes.end() : f.catalog.tree.nodes.find(p);
+    if (it == f.catalog.tree.nodes.end() || it->second.link.empty()) return std::nullopt;
+    return it->second.link;
   }
 
   // ---- datasets ----
   void create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) override {
     auto& f = writable(fh, "create dataset '" + path + "'");
-    // Holes read as zero: a fill value would be silently lost.
-    if (!spec.fill.empty())
+    if (!spec.external.empty() || !spec.virtual_map.empty())
       throw UsageError("cannot create dataset '" + path + "' in " + f.where() +
-                       " with a fill value: engine 'log' does not keep fill values yet (conformance group 'fill')");
+                       " with external storage or a virtual mapping: engine 'log' keeps data in its log "
+                       "(conformance group 'external')");
     // The log has no chunks; they are chosen as the hdf5 engine would and kept
     // for conversion to native HDF5.
     const Dims chunks = hdf5lib::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
-    record(f, dataset_op(path, spec.dtype, spec.shape, spec.max_shape.empty() ? spec.shape : spec.max_shape, chunks));
+    record(f, dataset_op(link_path(f, path), spec.dtype, spec.shape,
+                         spec.max_shape.empty() ? spec.shape : spec.max_shape, chunks, spec.fill));
   }
   DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {
     const Tree& tree = cast(fh).catalog.tree;
     return tree.datasets.at(std::size_t(tree.dataset_id(path)));
   }
   void extend(FileHandle& fh, const std::string& path, const Dims& new_shape) override {
-    record(writable(fh, "extend dataset '" + path + "'"), extend_op(path, new_shape));
+    auto& f = writable(fh, "extend dataset '" + path + "'");
+    record(f, extend_op(f.catalog.tree.resolve(path), new_shape));
   }
 
   // ---- data ----
@@ -178,18 +209,19 @@ class LogEngine final : public engine::Engine {
 
   // ---- attributes ----
   bool has_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
-    return cast(fh).catalog.tree.nodes.at(object).attrs.count(name) > 0;
+    return node(cast(fh), object).attrs.count(name) > 0;
   }
   void write_attribute(FileHandle& fh, const std::string& object, const std::string& name,
                        const AttributeValue& value) override {
-    record(writable(fh, "write attribute '" + name + "' on '" + object + "'"), attribute_op(object, name, value));
+    auto& f = writable(fh, "write attribute '" + name + "' on '" + object + "'");
+    record(f, attribute_op(f.catalog.tree.resolve(object), name, value));
   }
   AttributeValue read_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
-    return cast(fh).catalog.tree.nodes.at(object).attrs.at(name);
+    return node(cast(fh), object).attrs.at(name);
   }
   std::vector<std::string> list_attributes(FileHandle& fh, const std::string& object) override {
     std::vector<std::string> out;
-    for (const auto& [name, _] : cast(fh).catalog.tree.nodes.at(object).attrs) out.push_back(name);
+    for (const auto& [name, _] : node(cast(fh), object).attrs) out.push_back(name);
     return out;
   }
 
@@ -200,6 +232,19 @@ class LogEngine final : public engine::Engine {
     f.require_usable();
     return f;
   }
+  // The node at an existing path (links followed).
+  static const Node& node(LogFile& f, const std::string& path) {
+    const Node* n = f.catalog.tree.find(path);
+    if (!n) throw NotFoundError("no object '" + path + "' in " + f.where());
+    return *n;
+  }
+  // A link's own path: its parent's links followed, not its last step.
+  static std::string link_path(LogFile& f, const std::string& path) {
+    const auto slash = path.rfind('/');
+    const std::string parent = slash == 0 ? "/" : f.catalog.tree.resolve(path.substr(0, slash));
+    return parent.empty() ? std::string() : (parent == "/" ? "" : parent) + path.substr(slash);
+  }
+
   static LogFile& writable(FileHandle& fh, const std::string& what) {
     auto& f = cast(fh);
     if (!f.writable()) throw ReadOnlyError("cannot " + what + ": " + f.where() + " is open read-only");

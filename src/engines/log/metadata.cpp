@@ -59,14 +59,56 @@ std::string name_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 Json group_op(const std::string& path) { return Json{{"op", "group"}, {"path", path}}; }
 
-Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks) {
-  return Json{{"op", "dataset"},
-              {"path", path},
-              {"dtype", datatype_name(dtype)},
-              {"shape", shape},
-              {"max_shape", max_shape},
-              {"layout", chunks.empty() ? "contiguous" : "chunked"},
-              {"chunks", chunks}};
+Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
+                const std::vector<unsigned char>& fill) {
+  Json op{{"op", "dataset"},
+          {"path", path},
+          {"dtype", datatype_name(dtype)},
+          {"shape", shape},
+          {"max_shape", max_shape},
+          {"layout", chunks.empty() ? "contiguous" : "chunked"},
+          {"chunks", chunks}};
+  if (!fill.empty()) op["fill"] = Json::binary(std::vector<std::uint8_t>(fill.begin(), fill.end()));
+  return op;
+}
+
+Json softlink_op(const std::string& path, const std::string& target) {
+  return Json{{"op", "softlink"}, {"path", path}, {"target", target}};
+}
+Json unlink_op(const std::string& path) { return Json{{"op", "unlink"}, {"path", path}}; }
+Json move_op(const std::string& from, const std::string& to) {
+  return Json{{"op", "move"}, {"from", from}, {"to", to}};
+}
+
+std::string Tree::resolve(const std::string& path) const {
+  std::string p = path;
+  for (int hops = 0; hops <= 16;) {
+    // The first prefix of p that is a soft link, if any.
+    bool followed = false;
+    for (std::size_t end = p.find('/', 1);; end = p.find('/', end + 1)) {
+      const std::string prefix = p.substr(0, end);
+      auto it = nodes.find(prefix);
+      if (it == nodes.end()) return {};
+      if (!it->second.link.empty()) {
+        p = it->second.link + (end == std::string::npos ? "" : p.substr(end));
+        ++hops, followed = true;
+        break;
+      }
+      if (end == std::string::npos) break;
+    }
+    if (!followed) return p;
+  }
+  return {};  // a loop of links
+}
+
+const Node* Tree::find(const std::string& path) const {
+  if (path == "/") {
+    auto it = nodes.find("/");
+    return it == nodes.end() ? nullptr : &it->second;
+  }
+  const std::string r = resolve(path);
+  auto it = r.empty() ? nodes.end() : nodes.find(r);
+  return it == nodes.end() ? nullptr : &it->second;
 }
 
 Json extend_op(const std::string& path, const Dims& shape) {
@@ -111,6 +153,11 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       info.max_shape = op.at("max_shape").get<Dims>();
       info.layout = op.at("layout") == "chunked" ? Layout::Chunked : Layout::Contiguous;
       info.chunks = op.at("chunks").get<Dims>();
+      if (op.contains("fill")) {
+        const auto& fill = op.at("fill").get_binary();
+        if (fill.size() != datatype_size(info.dtype)) bad("of '" + p + "' has a fill value of the wrong size");
+        info.fill.assign(fill.begin(), fill.end());
+      }
       if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||
           (!info.chunks.empty() && info.chunks.size() != info.shape.size()))
         bad("of '" + p + "' has inconsistent ranks");
@@ -125,7 +172,45 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       tree.dataset_paths.push_back(p);
     }
     parent.children.insert(name_of(p));
+    parent.order.push_back(name_of(p));
     tree.nodes[p] = std::move(n);
+  } else if (kind == "softlink") {
+    std::string p = op.at("path"), target = op.at("target");
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p) || target.empty() || target[0] != '/')
+      bad("has a bad or existing path '" + p + "' or target '" + target + "'");
+    Node& parent = node_of(parent_of(p), ObjectKind::Group);
+    parent.children.insert(name_of(p));
+    parent.order.push_back(name_of(p));
+    tree.nodes[p].link = target;
+  } else if (kind == "unlink" || kind == "move") {
+    const std::string from = op.at(kind == "unlink" ? "path" : "from");
+    const std::string to = kind == "move" ? op.at("to").get<std::string>() : std::string();
+    if (from == "/" || !tree.nodes.count(from)) bad("names '" + from + "', which does not exist");
+    if (kind == "move" && (to.size() < 2 || to[0] != '/' || tree.nodes.count(to) ||
+                           to.compare(0, from.size() + 1, from + "/") == 0))
+      bad("moves '" + from + "' to a bad or existing path '" + to + "'");
+    Node* new_parent = kind == "move" ? &node_of(parent_of(to), ObjectKind::Group) : nullptr;
+    Node& old_parent = node_of(parent_of(from), ObjectKind::Group);
+    old_parent.children.erase(name_of(from));
+    old_parent.order.erase(std::remove(old_parent.order.begin(), old_parent.order.end(), name_of(from)),
+                           old_parent.order.end());
+    if (new_parent) new_parent->children.insert(name_of(to)), new_parent->order.push_back(name_of(to));
+    // The node and everything below it: gone, or renamed. A dataset's id stays
+    // (its blocks in the index are simply no longer reachable when it goes).
+    std::vector<std::string> below;
+    for (const auto& [path, _] : tree.nodes)  // ("/a-b" sorts between "/a" and "/a/c": no early stop)
+      if (path == from || path.compare(0, from.size() + 1, from + "/") == 0) below.push_back(path);
+    for (const auto& old_path : below) {
+      auto handle = tree.nodes.extract(old_path);
+      if (kind == "unlink") {
+        if (handle.mapped().dataset >= 0) tree.dataset_paths[std::size_t(handle.mapped().dataset)].clear();
+        continue;
+      }
+      const std::string new_path = to + old_path.substr(from.size());
+      if (handle.mapped().dataset >= 0) tree.dataset_paths[std::size_t(handle.mapped().dataset)] = new_path;
+      handle.key() = new_path;
+      tree.nodes.insert(std::move(handle));
+    }
   } else if (kind == "extend") {
     const std::string p = op.at("path");
     DatasetInfo& info = tree.datasets.at(std::size_t(node_of(p, ObjectKind::Dataset).dataset));

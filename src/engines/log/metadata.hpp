@@ -19,10 +19,12 @@ namespace h5loom::logengine {
 using Json = nlohmann::json;
 
 struct Node {
-  ObjectKind kind = ObjectKind::None;
+  ObjectKind kind = ObjectKind::None;  // None: a soft link
   std::map<std::string, AttributeValue> attrs;
-  std::set<std::string> children;  // for groups
-  int dataset = -1;                // for datasets: the id
+  std::set<std::string> children;   // for groups: by name
+  std::vector<std::string> order;   // for groups: the same names, in creation order
+  int dataset = -1;                 // for datasets: the id
+  std::string link;                 // for soft links: the target (absolute; need not exist)
 };
 
 // The size and CRC32C of a front file, recorded (a `front` operation) in the
@@ -38,13 +40,22 @@ struct Tree {
   std::vector<DatasetInfo> datasets;       // by dataset id
   std::vector<FrontSum> fronts;            // every front file the log recorded, oldest first
 
+  // `path` with every soft link on it followed (at most 16 of them); empty if
+  // it leads nowhere. Paths without links come back as they are.
+  std::string resolve(const std::string& path) const;
+  // The node at `path` (links followed), or null.
+  const Node* find(const std::string& path) const;
   // The dataset id of an existing dataset's path.
-  int dataset_id(const std::string& path) const { return nodes.at(path).dataset; }
+  int dataset_id(const std::string& path) const { return nodes.at(resolve(path)).dataset; }
 };
 
 // The operations, as the format's table has them.
 Json group_op(const std::string& path);
-Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks);
+Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
+                const std::vector<unsigned char>& fill = {});
+Json softlink_op(const std::string& path, const std::string& target);
+Json unlink_op(const std::string& path);
+Json move_op(const std::string& from, const std::string& to);
 Json extend_op(const std::string& path, const Dims& shape);
 Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value);
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc);

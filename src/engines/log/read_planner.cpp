@@ -31,7 +31,11 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
   const std::size_t es = datatype_size(info.dtype);
   const Dims dense = sel.selected_shape(info.shape);
   auto* dst = static_cast<unsigned char*>(out);
-  if (product(dense) > 0) std::memset(dst, 0, product(dense) * es);  // never-written elements read as 0, as in HDF5
+  // Never-written elements read as the fill value (0 without one), as in HDF5.
+  if (product(dense) > 0) {
+    if (info.fill.empty()) std::memset(dst, 0, product(dense) * es);
+    else for (uint64_t i = 0; i < product(dense); ++i) std::memcpy(dst + i * es, info.fill.data(), es);
+  }
   if (index_.blocks(uint32_t(id)).empty()) return;
 
   struct Hit {
