@@ -112,7 +112,9 @@ loom_status loom_file_create_exclusive(const char* name, MPI_Comm comm, const ch
 loom_status loom_file_open(const char* name, loom_mode mode, MPI_Comm comm, const char* engine, loom_file** out);
 /* The same with a Fortran communicator handle (MPI_Comm_c2f / mpi_f08 %MPI_VAL). */
 loom_status loom_file_open_f(const char* name, loom_mode mode, MPI_Fint comm, const char* engine, loom_file** out);
-loom_status loom_file_flush(loom_file* f);
+loom_status loom_file_flush(loom_file* f); /* durable: the writes survive a crash */
+/* A flush that only makes the writes visible to later reads (cheaper for engines that sync). */
+loom_status loom_file_flush_visible(loom_file* f);
 /* Closes (collectively) and frees the handle, even if the close reports an error. */
 loom_status loom_file_close(loom_file* f);
 loom_status loom_file_rank(loom_file* f, int* rank, int* size);
@@ -145,6 +147,46 @@ loom_status loom_dataset_write(loom_dataset* d, const loom_selection* sel, loom_
                                const void* data, loom_write_mode mode);
 loom_status loom_dataset_read(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type, size_t n,
                               void* out);
+
+/* ---- datatypes beyond numbers: compounds, fixed-length strings, enums (docs/c-api.md) ----
+ * A loom_type describes one; build it, use it, free it. Compound members sit at
+ * the byte offsets given (offsetof) in an element of `size` bytes (sizeof). */
+typedef struct loom_type_s loom_type;
+loom_status loom_type_compound(size_t size, loom_type** out);
+/* A scalar member, or a member of another loom_type (nested compounds, strings, enums). */
+loom_status loom_type_insert(loom_type* compound, const char* name, size_t offset, loom_datatype member);
+loom_status loom_type_insert_type(loom_type* compound, const char* name, size_t offset, const loom_type* member);
+/* Strings of `length` bytes, NUL-padded; utf8: 0 for ASCII, 1 for UTF-8. */
+loom_status loom_type_string(size_t length, int utf8, loom_type** out);
+/* An enum over an integer type; then name its values. */
+loom_status loom_type_enum(loom_datatype base, loom_type** out);
+loom_status loom_type_enum_insert(loom_type* e, const char* name, int64_t value);
+loom_status loom_type_size(const loom_type* t, size_t* out);
+/* "compound[16]{id: int64 @0, x: float64 @8}", "string[8]", "enum<int8>{red: 0}", "float64". */
+loom_status loom_type_name(const loom_type* t, char* buf, size_t bufsize, size_t* needed);
+loom_status loom_type_free(loom_type* t);
+
+/* A dataset of any datatype; fill: one element (the value of elements never written) or NULL. */
+loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path, const loom_type* type, int ndim,
+                                            const uint64_t* shape, const uint64_t* max_shape, const void* fill,
+                                            loom_dataset** out);
+/* The dataset's datatype (any class), as a new loom_type to free. */
+loom_status loom_dataset_type(loom_dataset* d, loom_type** out);
+/* As loom_dataset_write/read, with a loom_type that must equal the dataset's. */
+loom_status loom_dataset_write_typed(loom_dataset* d, const loom_selection* sel, const loom_type* mem_type, size_t n,
+                                     const void* data, loom_write_mode mode);
+loom_status loom_dataset_read_typed(loom_dataset* d, const loom_selection* sel, const loom_type* mem_type, size_t n,
+                                    void* out);
+
+/* ---- links: deleting, renaming, soft links, creation order (collective) ---- */
+loom_status loom_group_remove(loom_group* g, const char* path);
+loom_status loom_group_move(loom_group* g, const char* from, const char* to);
+loom_status loom_group_create_soft_link(loom_group* g, const char* path, const char* target);
+/* *is_link: 1 and the target in buf if `path` is a soft link, else 0. */
+loom_status loom_group_soft_link(loom_group* g, const char* path, int* is_link, char* buf, size_t bufsize,
+                                 size_t* needed);
+/* As loom_group_member_count, the members taken in the order they were created. */
+loom_status loom_group_member_count_created(loom_group* g, size_t* count);
 
 /* ---- any object (group or dataset) ---- */
 loom_status loom_object_path(loom_object* o, char* buf, size_t bufsize, size_t* needed);

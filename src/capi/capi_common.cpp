@@ -150,7 +150,9 @@ const char* const kCollective[] = {
     "loom_dataset_read", "loom_attr_write_scalar", "loom_attr_write_array", "loom_attr_write_string",
     "loom_attr_write_strings", "loom_series_create", "loom_series_append", "loom_series_open", "loom_series_close",
     "loom_series_write_step", "loom_step_end", "loom_particles_set_local_count", "loom_particles_read_range",
-    "loom_particles_read_indices", "loom_step_create_field", "loom_field_read"};
+    "loom_particles_read_indices", "loom_step_create_field", "loom_field_read", "loom_file_flush_visible",
+    "loom_group_create_dataset_typed", "loom_dataset_read_typed", "loom_group_remove", "loom_group_move",
+    "loom_group_create_soft_link"};
 constexpr int kCollectiveCount = sizeof kCollective / sizeof kCollective[0];
 
 int collective_id(const char* function) {

@@ -23,6 +23,10 @@ void with_type(loom_datatype t, F&& f) {
   });
 }
 
+}  // namespace
+
+namespace h5loom::capi {
+
 // A loom_selection as the C++ selection it describes.
 h5loom::Selection to_selection(const loom_selection* s) {
   if (!s) throw h5loom::UsageError(in_call("null selection 'sel'"));
@@ -41,7 +45,7 @@ h5loom::Selection to_selection(const loom_selection* s) {
                                        " in 'sel'"));
 }
 
-h5loom::Group& as_group(loom_object* o, const char* arg = "parent") {
+h5loom::Group& as_group(loom_object* o, const char* arg) {
   need(o, arg, "group");
   if (!o->group) throw h5loom::UsageError("handle of '" + o->dataset->path() + "' is a dataset, not a group");
   return *o->group;
@@ -52,6 +56,10 @@ h5loom::Dataset& as_dataset(loom_object* o) {
   if (!o->dataset) throw h5loom::UsageError("handle of '" + o->group->path() + "' is a group, not a dataset");
   return *o->dataset;
 }
+
+}  // namespace h5loom::capi
+
+namespace {
 
 h5loom::Object& as_object(loom_object* o) {
   need(o, "o", "object");
@@ -105,6 +113,11 @@ loom_status loom_file_open_f(const char* name, loom_mode mode, MPI_Fint comm, co
 
 loom_status loom_file_flush(loom_file* f) {
   return collective(__func__, comm_of(f), [&] { need(f, "f", "file"); }, [&] { f->file.flush(); });
+}
+
+loom_status loom_file_flush_visible(loom_file* f) {
+  return collective(__func__, comm_of(f), [&] { need(f, "f", "file"); },
+                    [&] { f->file.flush(h5loom::FlushLevel::Visible); });
 }
 
 loom_status loom_file_close(loom_file* f) {

@@ -142,6 +142,10 @@ const std::string& name_at(const std::vector<std::string>& names, size_t index, 
 h5loom::FileOptions options(MPI_Comm comm, const char* engine);
 
 // A handle of a group or a dataset (the series' root and step groups too).
+// The handles of an object as a group or a dataset (UsageError naming the argument otherwise).
+h5loom::Group& as_group(loom_object* o, const char* arg = "parent");
+h5loom::Dataset& as_dataset(loom_object* o);
+h5loom::Selection to_selection(const loom_selection* s);
 loom_object* new_object(h5loom::Group g, SharedComm agree);
 loom_object* new_object(h5loom::Dataset d, SharedComm agree);
 

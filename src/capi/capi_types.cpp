@@ -1,0 +1,194 @@
+// The C API of datatypes beyond numbers (compounds, fixed-length strings,
+// enums) and of the datasets that hold them: loom_type wraps an
+// h5loom::Datatype; a compound or enum grows by one member per call, checked
+// as it is added, so an error names the member.
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "capi/capi_internal.hpp"
+
+struct loom_type_s {
+  h5loom::Datatype type;
+  // Being built: the members or names so far (the type is remade with each).
+  std::size_t compound_size = 0;
+  std::vector<h5loom::Member> members;
+  std::vector<std::pair<std::string, int64_t>> values;
+  bool enumeration = false;  // made by loom_type_enum
+};
+
+using namespace h5loom::capi;
+
+namespace {
+
+const loom_type& need_type(const loom_type* t, const char* arg) {
+  if (!t) throw h5loom::UsageError(in_call(std::string("null loom_type '") + arg + "'"));
+  return *t;
+}
+
+loom_type& need_type(loom_type* t, const char* arg) {
+  return const_cast<loom_type&>(need_type(static_cast<const loom_type*>(t), arg));
+}
+
+// A type ready for a dataset: a compound or enum needs a member or name first.
+const h5loom::Datatype& usable(const loom_type* t, const char* arg) {
+  const auto& type = need_type(t, arg);
+  if ((type.compound_size && type.members.empty()) || (type.enumeration && type.values.empty()))
+    throw h5loom::DatatypeError(in_call(std::string("loom_type '") + arg + "' has no " +
+                                        (type.enumeration ? "names" : "members") + " yet"));
+  return type.type;
+}
+
+void add_member(loom_type* compound, const char* name, size_t offset, const h5loom::Datatype& member) {
+  auto& t = need_type(compound, "compound");
+  if (!t.type.is_compound()) throw h5loom::DatatypeError(in_call("loom_type '" + t.type.name() + "' is not a compound"));
+  auto members = t.members;
+  members.push_back({text(name, "name"), offset, member});
+  t.type = h5loom::Datatype::compound(members, t.compound_size);  // checks names, bounds, overlaps
+  t.members = std::move(members);
+}
+
+}  // namespace
+
+extern "C" {
+
+loom_status loom_type_compound(size_t size, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    if (size == 0) throw h5loom::DatatypeError(in_call("a compound needs a size of at least 1 byte"));
+    auto t = std::make_unique<loom_type>();
+    // A placeholder member makes a valid compound until the first real one.
+    t->type = h5loom::Datatype::compound({{"_", 0, h5loom::Datatype::UInt8}}, size);
+    t->compound_size = size;
+    *out = t.release();
+  });
+}
+
+loom_status loom_type_insert(loom_type* compound, const char* name, size_t offset, loom_datatype member) {
+  return guarded(__func__, [&] { add_member(compound, name, offset, to_datatype(member, "member")); });
+}
+
+loom_status loom_type_insert_type(loom_type* compound, const char* name, size_t offset, const loom_type* member) {
+  return guarded(__func__, [&] {
+    add_member(compound, name, offset, usable(member, "member"));
+  });
+}
+
+loom_status loom_type_string(size_t length, int utf8, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype::string(length, utf8 ? h5loom::Datatype::Charset::Utf8 : h5loom::Datatype::Charset::Ascii);
+    *out = t.release();
+  });
+}
+
+loom_status loom_type_enum(loom_datatype base, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    const h5loom::Scalar s = to_datatype(base, "base").scalar();
+    if (!h5loom::is_integer(s))
+      throw h5loom::DatatypeError(in_call("an enum's base must be an integer type, not " + h5loom::scalar_name(s)));
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype(s);  // an enum from its first name on
+    t->enumeration = true;
+    *out = t.release();
+  });
+}
+
+loom_status loom_type_enum_insert(loom_type* e, const char* name, int64_t value) {
+  return guarded(__func__, [&] {
+    auto& t = need_type(e, "e");
+    if (!t.enumeration)
+      throw h5loom::DatatypeError(in_call("loom_type '" + t.type.name() + "' is not an enum"));
+    auto values = t.values;
+    values.emplace_back(text(name, "name"), value);
+    t.type = h5loom::Datatype::enumeration(t.type.scalar(), values);  // checks names, values, range
+    t.values = std::move(values);
+  });
+}
+
+loom_status loom_type_size(const loom_type* t, size_t* out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    *out = need_type(t, "t").type.size();
+  });
+}
+
+loom_status loom_type_name(const loom_type* t, char* buf, size_t bufsize, size_t* needed) {
+  return guarded(__func__, [&] {
+    const auto& type = need_type(t, "t");
+    check_string_out(buf, bufsize);
+    copy_out(type.type.name(), buf, bufsize, needed);
+  });
+}
+
+loom_status loom_type_free(loom_type* t) {
+  return guarded(__func__, [&] { delete t; });
+}
+
+loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path, const loom_type* type, int ndim,
+                                            const uint64_t* shape, const uint64_t* max_shape, const void* fill,
+                                            loom_dataset** out) {
+  h5loom::DatasetSpec spec;
+  return collective(
+      __func__, comm_of(parent),
+      [&] {
+        as_group(parent);
+        text(path, "path");
+        need_out(out, "out");
+        spec.dtype = usable(type, "type");
+        check_ndim(ndim, "ndim");
+        if (!shape) throw h5loom::UsageError(in_call("null array 'shape' for dataset '" + std::string(path) + "'"));
+        spec.shape = dims(ndim, shape, "shape");
+        spec.max_shape = dims(ndim, max_shape, "max_shape");
+        if (fill) {
+          const auto* p = static_cast<const unsigned char*>(fill);
+          spec.fill.assign(p, p + spec.dtype.size());
+        }
+      },
+      [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+}
+
+loom_status loom_dataset_type(loom_dataset* d, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    auto t = std::make_unique<loom_type>();
+    t->type = as_dataset(d).dtype();
+    *out = t.release();
+  });
+}
+
+loom_status loom_dataset_write_typed(loom_dataset* d, const loom_selection* sel, const loom_type* mem_type, size_t n,
+                                     const void* data, loom_write_mode mode) {
+  return guarded(__func__, [&] {
+    auto& ds = as_dataset(d);
+    auto selection = to_selection(sel);
+    const auto& type = usable(mem_type, "mem_type");
+    fits_in_memory(n, type.size(), "n");
+    need_buffer(data, n, "data");
+    if (mode != LOOM_WRITE_DEFERRED && mode != LOOM_WRITE_COPY)
+      throw h5loom::UsageError(in_call("invalid loom_write_mode value " + std::to_string(static_cast<int>(mode)) +
+                                       " for 'mode'"));
+    ds.write_raw(selection, type, data, n, mode == LOOM_WRITE_COPY);
+  });
+}
+
+loom_status loom_dataset_read_typed(loom_dataset* d, const loom_selection* sel, const loom_type* mem_type, size_t n,
+                                    void* out) {
+  std::optional<h5loom::Selection> selection;
+  h5loom::Datatype type;
+  return collective(
+      __func__, comm_of(d),
+      [&] {
+        as_dataset(d);
+        selection = to_selection(sel);
+        type = usable(mem_type, "mem_type");
+        fits_in_memory(n, type.size(), "n");
+        need_buffer(out, n, "out");
+      },
+      [&] { d->dataset->read_raw(*selection, type, out, n); });
+}
+
+}  // extern "C"

@@ -1,0 +1,175 @@
+/* The C API of HDF5's data model beyond numbers, in plain C99: a compound of a
+ * C struct (with a nested compound, a fixed string and an enum), fill values,
+ * links and creation order, on every engine given on the command line.
+ *   test_capi_types DIR ENGINE   (any number of ranks) */
+#include <h5loom/h5loom.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+static int rank_ = 0, nranks_ = 1, checks = 0, failures = 0;
+
+#define CHECK(cond)                                                                                     \
+  do {                                                                                                  \
+    ++checks;                                                                                           \
+    if (!(cond)) {                                                                                      \
+      ++failures;                                                                                       \
+      fprintf(stderr, "rank %d: %s:%d: CHECK failed: %s (last error %s: %s)\n", rank_, __FILE__, __LINE__, \
+              #cond, loom_status_name(loom_last_error_code()), loom_last_error_message());              \
+    }                                                                                                   \
+  } while (0)
+#define OK(call) CHECK((call) == LOOM_OK)
+
+struct position {
+  float x, y;
+};
+struct particle {
+  int64_t id;
+  struct position pos;
+  char tag[6];
+  int8_t species;
+};
+
+static loom_type* particle_type(void) {
+  loom_type *pos = NULL, *tag = NULL, *species = NULL, *p = NULL;
+  OK(loom_type_compound(sizeof(struct position), &pos));
+  OK(loom_type_insert(pos, "x", offsetof(struct position, x), LOOM_FLOAT32));
+  OK(loom_type_insert(pos, "y", offsetof(struct position, y), LOOM_FLOAT32));
+  OK(loom_type_string(6, 0, &tag));
+  OK(loom_type_enum(LOOM_INT8, &species));
+  OK(loom_type_enum_insert(species, "electron", -1));
+  OK(loom_type_enum_insert(species, "proton", 1));
+  CHECK(loom_type_enum_insert(species, "proton", 2) == LOOM_ERR_DATATYPE); /* a name twice */
+  OK(loom_type_compound(sizeof(struct particle), &p));
+  OK(loom_type_insert(p, "id", offsetof(struct particle, id), LOOM_INT64));
+  OK(loom_type_insert_type(p, "pos", offsetof(struct particle, pos), pos));
+  OK(loom_type_insert_type(p, "tag", offsetof(struct particle, tag), tag));
+  OK(loom_type_insert_type(p, "species", offsetof(struct particle, species), species));
+  CHECK(loom_type_insert(p, "overlap", 4, LOOM_INT32) == LOOM_ERR_DATATYPE); /* inside id */
+  OK(loom_type_free(pos));
+  OK(loom_type_free(tag));
+  OK(loom_type_free(species));
+  return p;
+}
+
+static void test_records(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset *ds = NULL, *filled = NULL;
+  loom_type *type = particle_type(), *back = NULL;
+  uint64_t shape[1] = {2 * (uint64_t)nranks_}, start[1] = {2 * (uint64_t)rank_}, count[1] = {2};
+  struct particle mine[2], all[64];
+  int i;
+  size_t size = 0;
+  memset(mine, 0, sizeof mine);
+  for (i = 0; i < 2; ++i) {
+    mine[i].id = 100 * rank_ + i;
+    mine[i].pos.x = (float)rank_;
+    mine[i].pos.y = (float)i;
+    snprintf(mine[i].tag, sizeof mine[i].tag, "r%di%d", rank_, i);
+    mine[i].species = (int8_t)(i ? 1 : -1);
+  }
+  OK(loom_type_size(type, &size));
+  CHECK(size == sizeof(struct particle));
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_create_dataset_typed(root, "particles", type, 1, shape, NULL, NULL, &ds));
+  {
+    loom_selection sel = loom_select_box(1, start, count);
+    OK(loom_dataset_write_typed(ds, &sel, type, 2, mine, LOOM_WRITE_COPY));
+  }
+  {
+    int32_t fill = -7, one = 5;
+    uint64_t four[1] = {4}, at[1] = {1}, n1[1] = {1};
+    loom_type* i32 = NULL;
+    loom_selection sel = loom_select_box(1, at, n1);
+    int32_t got[4];
+    /* A scalar type as a loom_type: an enum without names is refused, a compound of one member is not a scalar. */
+    OK(loom_type_compound(4, &i32));
+    OK(loom_type_insert(i32, "v", 0, LOOM_INT32));
+    OK(loom_group_create_dataset(root, "filled_plain", LOOM_INT32, 1, four, NULL, NULL, &filled));
+    OK(loom_object_close(filled));
+    OK(loom_group_create_dataset_typed(root, "filled", i32, 1, four, NULL, &fill, &filled));
+    if (rank_ == 0) OK(loom_dataset_write_typed(filled, &sel, i32, 1, &one, LOOM_WRITE_COPY));
+    OK(loom_file_flush_visible(f));
+    {
+      loom_selection everything = loom_select_all();
+      OK(loom_dataset_read_typed(filled, &everything, i32, 4, got));
+    }
+    CHECK(got[0] == -7 && got[1] == 5 && got[2] == -7 && got[3] == -7);
+    OK(loom_object_close(filled));
+    OK(loom_type_free(i32));
+  }
+  OK(loom_object_close(ds));
+  /* links and creation order */
+  OK(loom_group_create_soft_link(root, "latest", "/particles"));
+  OK(loom_group_move(root, "filled_plain", "old/plain"));
+  OK(loom_group_remove(root, "old"));
+  CHECK(loom_group_move(root, "missing", "x") == LOOM_ERR_NOT_FOUND);
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_open_dataset(root, "latest", &ds)); /* through the soft link */
+  OK(loom_dataset_type(ds, &back));
+  {
+    char a[512], b[512];
+    OK(loom_type_name(back, a, sizeof a, NULL));
+    OK(loom_type_name(type, b, sizeof b, NULL));
+    CHECK(strcmp(a, b) == 0);
+  }
+  {
+    loom_selection everything = loom_select_all();
+    OK(loom_dataset_read_typed(ds, &everything, back, 2 * (size_t)nranks_, all));
+  }
+  for (i = 0; i < 2 * nranks_; ++i) {
+    char want[6];
+    snprintf(want, sizeof want, "r%di%d", i / 2, i % 2);
+    CHECK(all[i].id == 100 * (i / 2) + i % 2);
+    CHECK(all[i].pos.x == (float)(i / 2) && all[i].pos.y == (float)(i % 2));
+    CHECK(strncmp(all[i].tag, want, 6) == 0);
+    CHECK(all[i].species == (i % 2 ? 1 : -1));
+  }
+  {
+    size_t n = 0;
+    char name[64];
+    int is_link = 0;
+    const char* created[] = {"particles", "filled", "latest"};
+    OK(loom_group_member_count_created(root, &n));
+    CHECK(n == 3);
+    for (i = 0; i < (int)n && i < 3; ++i) {
+      OK(loom_group_member_name(root, (size_t)i, name, sizeof name, NULL));
+      CHECK(strcmp(name, created[i]) == 0);
+    }
+    OK(loom_group_soft_link(root, "latest", &is_link, name, sizeof name, NULL));
+    CHECK(is_link == 1 && strcmp(name, "/particles") == 0);
+    OK(loom_group_soft_link(root, "particles", &is_link, name, sizeof name, NULL));
+    CHECK(is_link == 0);
+  }
+  OK(loom_type_free(back));
+  OK(loom_type_free(type));
+  OK(loom_object_close(ds));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
+int main(int argc, char** argv) {
+  char path[4096];
+  int any = 0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
+  if (argc != 3) {
+    if (rank_ == 0) fprintf(stderr, "usage: test_capi_types DIR ENGINE\n");
+    MPI_Finalize();
+    return 2;
+  }
+  snprintf(path, sizeof path, "%s/capi-types-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_records(path, argv[2]);
+  MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank_ == 0) printf("test_capi_types (%s): %d checks, %d failed on some rank\n", argv[2], checks, any);
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
