@@ -23,6 +23,8 @@ constexpr uint64_t kUnlimited = ~uint64_t{0};
 
 std::string dims_to_string(const Dims& d);  // "[4, 5]"; unlimited prints as "inf"
 uint64_t product(const Dims& d);
+// The row-major (C order) linear index of element `at` in an array of `shape`.
+uint64_t row_major_index(const Dims& at, const Dims& shape);
 
 enum class ObjectKind { None, Group, Dataset };
 

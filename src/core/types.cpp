@@ -19,6 +19,12 @@ std::string dims_to_string(const Dims& d) {
   return os.str();
 }
 
+uint64_t row_major_index(const Dims& at, const Dims& shape) {
+  uint64_t i = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) i = i * shape[d] + at[d];
+  return i;
+}
+
 uint64_t product(const Dims& d) {
   uint64_t p = 1;
   for (auto x : d) p *= x;

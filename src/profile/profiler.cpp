@@ -128,9 +128,8 @@ bool enabled() { return state().on; }
 
 uint64_t byte_offset(const Selection& sel, const DatasetInfo& info) {
   if (sel.kind() != Selection::Kind::Hyperslab) return 0;
-  uint64_t i = 0;
-  for (std::size_t d = 0; d < info.shape.size(); ++d) i = i * info.shape[d] + sel.start()[d];
-  return i * datatype_size(info.dtype);
+  if (sel.start().size() != info.shape.size()) return 0;  // shape not known (a wrapper's guess)
+  return row_major_index(sel.start(), info.shape) * datatype_size(info.dtype);
 }
 
 void record(Layer layer, Kind kind, const char* name, const std::string& file, uint64_t offset, uint64_t size,

@@ -71,12 +71,6 @@ bool append_box(const Dims& a_start, Dims& a_count, const Dims& b_start, const D
   return true;
 }
 
-uint64_t linear_index(const Dims& at, const Dims& shape) {
-  uint64_t i = 0;
-  for (std::size_t d = 0; d < shape.size(); ++d) i = i * shape[d] + at[d];
-  return i;
-}
-
 void copy_subbox(const unsigned char* src, const Dims& src_shape, const Dims& src_start, unsigned char* dst,
                  const Dims& dst_shape, const Dims& dst_start, const Dims& count, std::size_t element_size,
                  uint64_t src_byte_shift) {
@@ -98,8 +92,8 @@ void copy_subbox(const unsigned char* src, const Dims& src_shape, const Dims& sr
   Dims s(src_start), t(dst_start);
   while (true) {
     for (std::size_t d = 0; d < inner; ++d) s[d] = src_start[d] + idx[d], t[d] = dst_start[d] + idx[d];
-    uint64_t so = linear_index(s, src_shape) * element_size - src_byte_shift;
-    uint64_t to = linear_index(t, dst_shape) * element_size;
+    uint64_t so = row_major_index(s, src_shape) * element_size - src_byte_shift;
+    uint64_t to = row_major_index(t, dst_shape) * element_size;
     std::memcpy(dst + to, src + so, run_bytes);
     std::size_t d = inner;
     while (d > 0) {

@@ -30,9 +30,6 @@ bool intersect(const Dims& a_start, const Dims& a_count, const Dims& b_start, co
 // time, a run of a 1-D array) into one block.
 bool append_box(const Dims& a_start, Dims& a_count, const Dims& b_start, const Dims& b_count);
 
-// Row-major linear index of `at` in an array of `shape`.
-uint64_t linear_index(const Dims& at, const Dims& shape);
-
 // Copies the box [src_start, +count) of the row-major array src (of src_shape)
 // to [dst_start, +count) of dst (of dst_shape). Byte positions in src are
 // reduced by src_byte_shift (for a buffer that holds only part of the array).

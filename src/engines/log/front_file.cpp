@@ -149,7 +149,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
       for (std::size_t d = 0; d < nd; ++d) at[d] = e.start[d] + (d < inner ? idx[d] : 0);
       uint64_t in_block = 0;
       for (std::size_t d = 0; d < nd; ++d) in_block = in_block * e.count[d] + (d < inner ? idx[d] : 0);
-      runs.push_back({linear_index(at, info.shape), run, e.offset + in_block * es});
+      runs.push_back({row_major_index(at, info.shape), run, e.offset + in_block * es});
     }
   }
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });

@@ -84,12 +84,12 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
     }
     if (e.unit_crcs.size() != (e.nbytes + unit - 1) / unit)
       throw CorruptionError("checksum list of " + describe_block(where_, path, e) + " has the wrong length");
-    uint64_t b0 = linear_index(n.in_entry, e.count) * es, b1 = (linear_index(last, e.count) + 1) * es;
+    uint64_t b0 = row_major_index(n.in_entry, e.count) * es, b1 = (row_major_index(last, e.count) + 1) * es;
     n.r0 = b0 / unit * unit;
     n.r1 = std::min((b1 + unit - 1) / unit * unit, e.nbytes);
     bool contiguous = c == e.count;
     for (std::size_t d = 1; d < c.size(); ++d) contiguous = contiguous && c[d] == dense[d];
-    if (contiguous && e.nbytes >= kStraightMin) n.into_output = dst + linear_index(n.in_dense, dense) * es;
+    if (contiguous && e.nbytes >= kStraightMin) n.into_output = dst + row_major_index(n.in_dense, dense) * es;
     needs.push_back(std::move(n));
   }
   std::vector<unsigned char> staging;
