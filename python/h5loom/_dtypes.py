@@ -96,6 +96,37 @@ def _np_dtype(name: str) -> np.dtype:
     return _dtype_from_tree(_core.type_tree(name))
 
 
+def _plain(value: Any) -> Any:
+    """Python values to compare before and after a conversion: sequences as
+    tuples, text as UTF-8 bytes (as stored), numpy scalars as Python ones."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        return _plain(value.item())
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, bytes):
+        return value.rstrip(b"\0")  # fixed strings read back without their padding
+    return value
+
+
+def _same(stored: Any, given: Any) -> bool:
+    """Whether a converted value is the value given: exact for integers and
+    text, to float32's precision for fractions (0.1 in a float32 field is 0.1)."""
+    if isinstance(stored, tuple) or isinstance(given, tuple):
+        return (isinstance(stored, tuple) and isinstance(given, tuple) and len(stored) == len(given)
+                and all(_same(a, b) for a, b in zip(stored, given)))
+    if isinstance(stored, float) or isinstance(given, float):
+        try:
+            a, b = float(stored), float(given)
+        except (TypeError, ValueError):
+            return False
+        return a == b or abs(a - b) <= 1e-6 * max(abs(a), abs(b))
+    return stored == given
+
+
 def _records(data: Any, dt: np.dtype, path: str) -> np.ndarray:
     """Data for a compound, string or enum dataset: an array of exactly its dtype
     (a structured array with the same fields and offsets, bytes of the same
@@ -116,7 +147,13 @@ def _records(data: Any, dt: np.dtype, path: str) -> np.ndarray:
             if natural.dtype.kind != "S" or natural.dtype.itemsize > dt.itemsize:
                 raise ValueError(f"{natural.dtype} values do not fit {dt.itemsize}-byte strings")
             return natural.astype(dt)
-        return np.asarray(data, dtype=dt)
+        arr = np.asarray(data, dtype=dt)
+        # numpy converts records, enums and fills field by field and silently
+        # (a long string is cut, 1.5 becomes 1, -1 wraps): refuse any change.
+        if not _same(_plain(arr.tolist()), _plain(data)):
+            raise ValueError("some values change when converted (a string too long, a fraction or an "
+                             "integer out of range)")
+        return arr
     except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
         raise DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of type "
                             f"{_type_name(dt, path)}: {e}") from None

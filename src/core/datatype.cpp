@@ -56,6 +56,8 @@ Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
     if (m.name.empty()) throw DatatypeError("a compound datatype's member has an empty name");
     if (!names.insert(m.name).second)
       throw DatatypeError("compound datatype: member name '" + m.name + "' appears twice");
+    if (m.offset > (~std::size_t{0} >> 1) || m.type.size() > (~std::size_t{0} >> 1) - m.offset)
+      throw DatatypeError("compound datatype: member '" + m.name + "' has an impossible offset " + std::to_string(m.offset));
     end = std::max(end, m.offset + m.type.size());
   }
   if (size == 0) size = end;
@@ -65,7 +67,7 @@ Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
   std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
   for (std::size_t i = 0; i < by_offset.size(); ++i) {
     const Member& m = *by_offset[i];
-    if (m.offset + m.type.size() > size)
+    if (m.offset > size || m.type.size() > size - m.offset)
       throw DatatypeError("compound datatype: member '" + m.name + "' (" + m.type.name() + " at offset " +
                           std::to_string(m.offset) + ") ends past the element size " + std::to_string(size));
     if (i + 1 < by_offset.size() && m.offset + m.type.size() > by_offset[i + 1]->offset)

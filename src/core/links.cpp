@@ -15,11 +15,11 @@ bool at_or_below(const std::string& path, const std::string& base) {
   return path == base || base == "/" || path.compare(0, base.size() + 1, base + "/") == 0;
 }
 
-// Shapes cached for datasets at or below `path` are stale once it moves or goes.
-void forget_below(FileState& f, const std::string& path) {
-  for (auto it = f.datasets.begin(); it != f.datasets.end();)
-    it = at_or_below(it->first, path) ? f.datasets.erase(it) : std::next(it);
-}
+// Shapes cached for datasets are stale once a link moves or goes: not only
+// at or below it, but under any soft link that led there. All of them go
+// (collectively: every rank makes the call); a dataset handle is opened again
+// before its next write (Dataset::enqueue_write).
+void forget_datasets(FileState& f) { f.datasets.clear(); }
 
 }  // namespace
 
@@ -48,7 +48,7 @@ void Group::remove(const std::string& path) {
     throw NotFoundError("cannot delete '" + abs + "': nothing of that name in " + f.describe_file());
   f.flush();  // writes put to it land first (they name it)
   f.engine->unlink(*f.handle, abs);
-  forget_below(f, abs);
+  forget_datasets(f);
 }
 
 void Group::move(const std::string& from, const std::string& to) {
@@ -68,7 +68,7 @@ void Group::move(const std::string& from, const std::string& to) {
   create_parents(dst);
   f.flush();  // writes put to it land under the old name first
   f.engine->move(*f.handle, src, dst);
-  forget_below(f, src);
+  forget_datasets(f);
 }
 
 void Group::create_soft_link(const std::string& path, const std::string& target) {

@@ -192,7 +192,12 @@ void Group::create_parents(const std::string& abs_path) {
     if (j == std::string::npos) j = parent.size();
     prefix = parent.substr(0, j);
     switch (f.engine->kind(*f.handle, prefix)) {
-      case ObjectKind::None: f.engine->create_group(*f.handle, prefix); break;
+      case ObjectKind::None:
+        if (f.engine->soft_link(*f.handle, prefix))
+          throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
+                            "' is a soft link whose target does not exist");
+        f.engine->create_group(*f.handle, prefix);
+        break;
       case ObjectKind::Dataset:
         throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
                           "' is a dataset, not a group");
@@ -416,7 +421,15 @@ void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* da
   // Called once per row by codes that write row by row: no string is built
   // unless something fails or profiling is on.
   if (!f.open || f.mode == Mode::Read) f.require_writable("write dataset '" + path_ + "'");
-  const DatasetInfo& inf = info();
+  // A write is not collective: it must not ask the engine (the other ranks
+  // would not), so the shape comes from the cache, which every collective
+  // call that opens or changes a dataset fills - and a remove or move empties.
+  auto cached = f.datasets.find(path_);
+  if (cached == f.datasets.end())
+    throw UsageError("cannot write dataset '" + path_ + "' in " + f.describe_file() +
+                     ": objects of the file were moved or removed since this handle was made; open it again "
+                     "(File::dataset, collective) before writing");
+  const DatasetInfo& inf = cached->second;
   check_transfer(f, path_, inf, sel, dtype, data, n, "write");
   const bool profiling = profile::enabled();
   profile::Scope prof(profile::Layer::Api, profile::Kind::Write, "write", f.filename, path_,
@@ -484,8 +497,12 @@ static std::string resolve_engine_config(const FileOptions& options, const std::
   });
   if (mode != Mode::Read && mode != Mode::ReadWrite) return want.empty() ? engine::kDefaultEngine : want;
   // Which engine's the file is: rank 0 probes every engine (empty: none claims it).
+  // (Probing may load plugins and make engines, which may fail: on rank 0
+  // alone, so its error is raised on every rank.)
   std::string detected;
-  if (rank == 0) detected = engine::detect_engine(filename);
+  mpi::CaughtError failed;
+  if (rank == 0) failed.run([&] { detected = engine::detect_engine(filename); });
+  mpi::share_error(comm, 0, failed);
   detected = mpi::bcast_string(comm, 0, detected);
   if (want.empty()) return detected.empty() ? engine::kDefaultEngine : detected;
   if (mode == Mode::ReadWrite && !detected.empty()) {

@@ -146,7 +146,10 @@ void ForwardingEngine::extend(FileHandle& fh, const std::string& path, const Dim
 
 void ForwardingEngine::put(FileHandle& fh, Write write) {
   auto& f = wrapped(fh);
-  around(f, Call{"put", write.dataset, false, [&] { return quoted(write.dataset) + ", " + write.selection.to_string(); }},
+  // The call's description outlives the move of `write` into the inner call.
+  const std::string dataset = write.dataset;
+  const Selection selection = write.selection;
+  around(f, Call{"put", dataset, false, [&] { return quoted(dataset) + ", " + selection.to_string(); }},
          [&] { inner_->put(*f.inner, std::move(write)); });
 }
 

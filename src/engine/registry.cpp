@@ -225,7 +225,7 @@ std::string detect_engine(const std::string& location) {
   std::string best;
   Claim strongest = Claim::No;
   for (const auto& [name, _] : engines()) {
-    const Claim c = storage_engine(name)->probe(location);
+    const Claim c = storage_engine(name)->probe(location);  // noexcept: a plugin's that throws ends the job
     if (c > strongest) strongest = c, best = name;
   }
   return best;

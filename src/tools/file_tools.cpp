@@ -61,10 +61,19 @@ void convert_file(const std::string& in, const std::string& out, const FileOptio
     spec.layout = ds.layout();
     spec.layout_auto = false;
     spec.chunks = ds.chunks();
+    spec.fill = ds.fill_value();
     auto copy = dst.create_dataset(path, spec);
     copy_attributes(ds, copy);
     copy_values(ds, copy, dst, src.rank(), src.size());
   });
+  // Soft links (visit does not follow them), once every object exists.
+  std::vector<std::string> groups{"/"};
+  src.visit([&](const std::string& path, ObjectKind kind) {
+    if (kind == ObjectKind::Group) groups.push_back(path);
+  });
+  for (const auto& g : groups)
+    for (const auto& name : src.group(g).list())
+      if (auto target = src.group(g).soft_link(name)) dst.group(g).create_soft_link(name, *target);
   dst.close();
 }
 

@@ -249,3 +249,24 @@ TEST_F(datatype, RawWriteWithRuntimeType) {
   auto all = ds.read<uint32_t>();
   for (int r = 0; r < nranks(); ++r) EXPECT_EQ(all[r], 4000000000u - r);
 }
+
+// Writes of different ranks to the same elements, one after the other with a
+// read between them (a flush point that only makes data visible): the later
+// write wins, in this run and after reopening.
+TEST_F(dataset, LaterWritesOfAnotherRankWinAcrossAVisibleFlush) {
+  if (nranks() < 2) GTEST_SKIP() << "needs two ranks";
+  const auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    auto ds = f.create_dataset<int32_t>("d", {4});
+    std::vector<int32_t> ones(4, 1), twos(4, 2);
+    if (rank() == 1) ds.write_copy(Selection::all(), ones);
+    EXPECT_EQ(ds.read<int32_t>(), ones);  // a visible flush
+    if (rank() == 0) ds.write_copy(Selection::all(), twos);
+    EXPECT_EQ(ds.read<int32_t>(), twos);
+    f.flush(FlushLevel::Visible);
+    if (rank() == 1) ds.write_copy(Selection::box({2}, {2}), std::vector<int32_t>{3, 3});
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_EQ(f.dataset("d").read<int32_t>(), (std::vector<int32_t>{2, 2, 3, 3}));
+}

@@ -54,9 +54,27 @@ TEST_F(links, MisuseIsRefusedOnEveryRank) {
   f.create_soft_link("s", "/nowhere");
   EXPECT_THROW(f.create_dataset<int8_t>("s", {1}), ExistsError);
   EXPECT_THROW(f.create_soft_link("x", "/g"), ExistsError);
+  EXPECT_THROW(f.create_group("s/under"), ExistsError);  // below a dangling soft link
   // The file is still usable.
   f.move("x", "g/x");
   EXPECT_EQ(f.group("g").list(), (std::vector<std::string>{"h", "x"}));
+}
+
+TEST_F(links, HandlesAreOpenedAgainAfterAMoveAndLinksToTheRootWork) {
+  auto f = File::create(file_path(), options());
+  auto a = f.create_dataset<int32_t>("a", {uint64_t(nranks())});
+  f.create_group("g");
+  f.create_soft_link("root", "/");
+  EXPECT_EQ(f.kind("root/g"), ObjectKind::Group);
+  EXPECT_EQ(f.kind("root/root/a"), ObjectKind::Dataset);
+  f.move("g", "h");
+  int32_t v = rank();
+  // A write is not collective and must not ask the engine: the handle is opened again first.
+  EXPECT_THROW(a.write_copy(Selection::box({uint64_t(rank())}, {1}), &v, 1), UsageError);
+  auto again = f.dataset("root/a");
+  again.write_copy(Selection::box({uint64_t(rank())}, {1}), &v, 1);
+  auto all = f.dataset("a").read<int32_t>();
+  for (int r = 0; r < nranks(); ++r) EXPECT_EQ(all[r], r);
 }
 
 TEST_F(order, MembersListInCreationOrder) {

@@ -41,3 +41,11 @@ TEST(Dims, Formatting) {
   EXPECT_EQ(dims_to_string({3, kUnlimited}), "[3, inf]");
   EXPECT_EQ(product({2, 3, 4}), 24u);
 }
+
+TEST(Datatype, CompoundsRefuseImpossibleOffsets) {
+  EXPECT_THROW(Datatype::compound({{"x", ~std::size_t{0} - 3, Datatype::Float64}}, 16), DatatypeError);
+  EXPECT_THROW(Datatype::compound({{"x", 12, Datatype::Float64}}, 16), DatatypeError);
+  EXPECT_THROW(datatype_from_name("compound[16]{x: float64 @18446744073709551612}"), DatatypeError);
+  auto t = Datatype::compound({{"a, b", 0, Datatype::Int32}, {"q\"", 4, Datatype::string(3)}});
+  EXPECT_EQ(datatype_from_name(t.name()), t) << t.name();
+}

@@ -177,14 +177,15 @@ class Hdf5Engine final : public engine::Engine {
   void close(FileHandle& fh) override {
     auto& f = cast(fh);
     // What was put and not flushed goes out first; the file is closed even if that fails.
+    // (Collective on every rank, queue empty or not.)
     std::exception_ptr write_failed;
-    if (!f.queued.empty()) try {
-        std::vector<engine::Write> writes = std::move(f.queued);
-        f.queued.clear();
-        write_all(f, writes);
-      } catch (...) {
-        write_failed = std::current_exception();
-      }
+    try {
+      std::vector<engine::Write> writes = std::move(f.queued);
+      f.queued.clear();
+      if (f.file.get() >= 0) write_all(f, writes);
+    } catch (...) {
+      write_failed = std::current_exception();
+    }
     f.datasets.clear();
     // sync: with MPI-IO, H5Fflush ends in MPI_File_sync (collective, as the
     // close); the other drivers' files are fsync'ed once HDF5 has closed them.
@@ -318,7 +319,9 @@ class Hdf5Engine final : public engine::Engine {
       auto c = to_hsize(chunks);
       check(H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data()), "setting chunks of '" + path + "'");
     }
-    H5D_fill_time_t ft = settings_.fill_time == "never"   ? H5D_FILL_TIME_NEVER
+    // A fill value is written where nothing else is, whatever the knob says.
+    H5D_fill_time_t ft = !spec.fill.empty()                ? H5D_FILL_TIME_IFSET
+                         : settings_.fill_time == "never"   ? H5D_FILL_TIME_NEVER
                          : settings_.fill_time == "alloc" ? H5D_FILL_TIME_ALLOC
                                                           : H5D_FILL_TIME_IFSET;
     check(H5Pset_fill_time(dcpl.get(), ft), "setting fill time");

@@ -65,9 +65,13 @@ void make_visible(LogFile& f) {
   const Placement placed = pipe.place();  // first: the index is exchanged before the bytes move
   const Entries entries = encode_entries(f);
   if (entries.total > 0) {
+    // Dataset ids mean the same on every rank only if the ranks made the same
+    // collective calls: else the blocks would land in other datasets.
+    require_same_metadata(f, encode_ops(f.writing->epoch.ops));
     std::vector<unsigned char> all = exchange_entries(f, entries);
     pipe.write_placed(placed);
     pipe.pieces().clear();
+    pipe.next_visible_round();
     OpenEpoch& epoch = f.writing->epoch;
     epoch.visible_count += entries.total;
     if (f.team.rank == 0) epoch.visible_entries.insert(epoch.visible_entries.end(), all.begin(), all.end());

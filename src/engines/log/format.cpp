@@ -126,8 +126,8 @@ void BlockEntry::encode(Writer& w) const {
   w.u32(epoch);
   w.u32(rank);
   w.u8(uint8_t(start.size()));
-  w.u8(0);
-  w.u16(0);
+  w.u8(uint8_t(round & 0xff));  // the round: 24 bits, low byte first (reserved, 0, before version 3)
+  w.u16(uint16_t(round >> 8));
   w.u64(counter);
   w.u64(offset);
   w.u64(nbytes);
@@ -148,8 +148,8 @@ BlockEntry BlockEntry::decode(Reader& r) {
   e.rank = r.u32();
   unsigned nd = r.u8();
   if (nd == 0 || nd > kMaxRank) throw IOError(r.what + ": a block entry has " + std::to_string(nd) + " dimensions");
-  r.u8();
-  r.u16();
+  e.round = r.u8();
+  e.round |= uint32_t(r.u16()) << 8;
   e.counter = r.u64();
   e.offset = r.u64();
   e.nbytes = r.u64();

@@ -22,6 +22,8 @@
 
 namespace h5loom::logfmt {
 
+// Visible flush rounds per epoch: 24 bits of a block entry (then a flush commits).
+constexpr uint32_t kMaxRound = (1u << 24) - 1;
 constexpr uint32_t kVersion = 3;         // written; 2 added the front file's checksum and binding,
                                           // 3 links (softlink, unlink, move) and fill values
 constexpr uint32_t kOldestVersion = 1;   // the oldest read
@@ -109,7 +111,11 @@ struct IndexRecord {
 struct BlockEntry {
   uint32_t dataset = 0;  // dataset id: creation order, from 0
   uint32_t epoch = 0, rank = 0;
-  uint64_t counter = 0;  // per-rank write order; (epoch, rank, counter) orders overlapping writes
+  uint64_t counter = 0;  // per-rank write order
+  // The visible flush round of the epoch it was written in (version 3; 0
+  // before): writes separated by a visible flush keep their order across
+  // ranks. (epoch, round, rank, counter) orders overlapping writes.
+  uint32_t round = 0;
   uint64_t offset = 0, nbytes = 0;
   Dims start, count;
   std::vector<uint32_t> unit_crcs;

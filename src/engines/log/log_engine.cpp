@@ -77,7 +77,10 @@ class LogEngine final : public engine::Engine {
     auto& f = cast(fh);
     if (!f.writable()) return nullptr;  // nothing was put: put() refuses a read-only file
     hand_over_deferred(f);
-    if (level == engine::FlushLevel::Durable) f.writing_step([&] { commit(f); });
+    // After 2^24 - 1 visible flushes in one epoch the block entries' round
+    // would overflow: the epoch commits instead.
+    if (level == engine::FlushLevel::Durable || f.writing->pipeline->visible_round() >= logfmt::kMaxRound)
+      f.writing_step([&] { commit(f); });
     else f.writing_step([&] { make_visible(f); });
     return nullptr;
   }

@@ -90,7 +90,9 @@ std::string Tree::resolve(const std::string& path) const {
       auto it = nodes.find(prefix);
       if (it == nodes.end()) return {};
       if (!it->second.link.empty()) {
-        p = it->second.link + (end == std::string::npos ? "" : p.substr(end));
+        const std::string& link = it->second.link;
+        p = (link == "/" ? std::string() : link) + (end == std::string::npos ? "" : p.substr(end));
+        if (p.empty()) p = "/";
         ++hops, followed = true;
         break;
       }

@@ -16,7 +16,7 @@ void PieceList::copy(const BlockEntry& block, const Dims& start, const Dims& cou
   if (!pieces_.empty()) {
     Piece& last = pieces_.back();
     BlockEntry& e = last.block;
-    if (last.bytes == Piece::Bytes::Copied && e.dataset == block.dataset && e.counter + 1 == block.counter &&
+    if (last.bytes == Piece::Bytes::Copied && e.dataset == block.dataset && e.counter + 1 == block.counter && e.round == block.round &&
         e.offset + e.nbytes == at && append_box(e.start, e.count, start, count)) {
       e.nbytes += nbytes;
       e.counter = block.counter;

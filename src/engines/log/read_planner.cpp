@@ -52,8 +52,8 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
   }
   // Older writes first, so that later ones overwrite them.
   std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
-    return std::tie(a.entry->epoch, a.entry->rank, a.entry->counter) <
-           std::tie(b.entry->epoch, b.entry->rank, b.entry->counter);
+    return std::tie(a.entry->epoch, a.entry->round, a.entry->rank, a.entry->counter) <
+           std::tie(b.entry->epoch, b.entry->round, b.entry->rank, b.entry->counter);
   });
   // What each hit needs: the checksum units covering its bytes. A large block
   // that lands whole and contiguous in the output is read straight there

@@ -68,6 +68,7 @@ void WritePipeline::add_block(uint32_t id, const std::string& dataset, const Dim
   e.dataset = id;
   e.rank = uint32_t(team_.rank);
   e.counter = counter_++;
+  e.round = round_;
   e.nbytes = nbytes;
   // The box goes into the entry only where a new piece is sure: a copy may
   // grow the last block instead (see PieceList::copy).
@@ -137,6 +138,7 @@ void WritePipeline::write_placed(const Placement& pl, const std::function<void()
 
 void WritePipeline::start_epoch(uint64_t open_epoch, uint64_t log_end) {
   epoch_ = open_epoch;
+  round_ = 0;
   log_end_ = log_end;
   regions_.new_epoch();
   open_round();

@@ -72,6 +72,10 @@ class WritePipeline {
   // After a commit: the next epoch starts, with the log's valid length.
   void start_epoch(uint64_t open_epoch, uint64_t log_end);
   void open_round() { regions_.open_round(log_end_); }
+  // After a visible flush (every rank, collectively): later writes are
+  // ordered after every rank's earlier ones (BlockEntry::round).
+  void next_visible_round() { ++round_; }
+  uint32_t visible_round() const { return round_; }
   uint64_t log_end() const { return log_end_; }  // everything placed so far ends here
 
   PieceList& pieces() { return pieces_; }
@@ -92,6 +96,7 @@ class WritePipeline {
   Settings settings_;
   uint64_t unit_, log_end_, epoch_;
   uint64_t counter_ = 0;  // this rank's write order (BlockEntry::counter)
+  uint32_t round_ = 0;    // visible flushes so far in the open epoch (BlockEntry::round)
   PieceList pieces_;
   // In this order: both are built collectively at open.
   AggregatorTransport transport_;

@@ -82,3 +82,24 @@ def test_enums(tmp_path, engine):
         ds = f["species"]
         assert ds.dtype.metadata["enum"] == {"electron": -1, "proton": 1, "ion": 7}
         np.testing.assert_array_equal(ds[...], [-1, 7, 1])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_conversions_that_would_change_values_are_refused(tmp_path, engine):
+    dt = np.dtype([("n", "S4"), ("i", "<i4")])
+    with h5loom.File(tmp_path / "c.h5", "w", engine=engine) as f:
+        ds = f.create_dataset("r", shape=(1,), dtype=dt)
+        with pytest.raises(h5loom.DatatypeError, match="change"):
+            ds[...] = [("abcdefgh", 1)]
+        with pytest.raises(h5loom.DatatypeError, match="change"):
+            ds[...] = [("ab", 1.5)]
+        ds[...] = [("ab", 2)]
+        assert ds[0]["n"] == b"ab" and ds[0]["i"] == 2
+        e = f.create_dataset("e", shape=(1,), dtype=h5loom.enum_dtype({"a": 0, "b": 1}, "u1"))
+        with pytest.raises(h5loom.DatatypeError):
+            e[...] = [-1]
+        with pytest.raises(h5loom.DatatypeError):
+            f.create_dataset("x", shape=(1,), dtype="i4", fillvalue=1.5)
+        f32 = f.create_dataset("f", shape=(1,), dtype=[("v", "<f4")])
+        f32[...] = [(0.1,)]  # float32's precision is no loss
+        assert abs(f32[0]["v"] - 0.1) < 1e-7

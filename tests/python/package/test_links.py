@@ -64,3 +64,19 @@ def test_log_front_file_shows_links_order_and_fill_to_hdf5(tmp_path, monkeypatch
         assert [k for k in f.keys(order="creation") if k != "_h5loom_blocks"] == ["b", "a", "link"]
         np.testing.assert_array_equal(f["link"][...], [1, 9, 9])
         assert f.get("link", getlink=True) == h5loom.SoftLink("/b")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_convert_keeps_soft_links_and_fill_values(tmp_path, engine):
+    import subprocess, os, pathlib
+    src, dst = tmp_path / "src.h5", tmp_path / "dst.h5"
+    with h5loom.File(src, "w", engine=engine) as f:
+        f.create_dataset("g/x", shape=(3,), dtype="i2", fillvalue=-4)[1] = 7
+        f["g/link"] = h5loom.SoftLink("/g/x")
+    build = pathlib.Path(os.environ.get("H5LOOM_BUILD_DIR", "build"))
+    subprocess.run([str(build / "h5loom"), "convert", str(src), str(dst)], check=True, capture_output=True)
+    with h5loom.File(dst, "r") as f:
+        assert f.engine == "hdf5"
+        assert f["g"].get("link", getlink=True) == h5loom.SoftLink("/g/x")
+        assert f["g/x"].fillvalue == -4
+        np.testing.assert_array_equal(f["g/link"][...], [-4, 7, -4])
