@@ -98,8 +98,14 @@ Scalar scalar_of_hdf5(hid_t type, const std::string& object) {
 
 }  // namespace
 
-Hid memory_type(const Datatype& t) { return build(t, native_scalar); }
-Hid file_type(const Datatype& t) { return build(t, standard_scalar); }
+// Scalars are HDF5's predefined types, used as they are (not copied and
+// closed at every transfer: codes that write row by row make many).
+Hid memory_type(const Datatype& t) {
+  return t.is_scalar() ? Hid(native_scalar(t.scalar()), nullptr) : build(t, native_scalar);
+}
+Hid file_type(const Datatype& t) {
+  return t.is_scalar() ? Hid(standard_scalar(t.scalar()), nullptr) : build(t, standard_scalar);
+}
 
 Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
   const H5T_class_t cls = H5Tget_class(type);

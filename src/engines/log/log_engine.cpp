@@ -186,7 +186,8 @@ class LogEngine final : public engine::Engine {
   // buffer or written to the rank's region at once - or, if it can be
   // neither, copied and kept; an owned one is kept as long as needed.
   void put(FileHandle& fh, engine::Write w) override {
-    auto& f = writable(fh, "write to '" + w.dataset + "'");  // the object model refuses it first
+    auto& f = cast(fh);  // called once per write: no string is built unless something is wrong
+    if (!f.writable()) writable(fh, "write to '" + w.dataset + "'");  // the object model refuses it first
     using Hold = WritePipeline::Hold;
     auto& deferred = f.writing->deferred;
     const engine::Lifetime life = w.buffer.lifetime();
