@@ -106,12 +106,13 @@ Datatype Datatype::enumeration(Scalar base, std::vector<std::pair<std::string, i
     if (!names.insert(name).second) throw DatatypeError("enum datatype: name '" + name + "' appears twice");
     if (!seen.insert(value).second)
       throw DatatypeError("enum datatype: value " + std::to_string(value) + " of '" + name + "' appears twice");
-    const bool fits = dispatch_scalar(base, [&](auto v) {
+    const int64_t number = value;  // (a structured binding cannot be captured in C++17)
+    const bool fits = dispatch_scalar(base, [number](auto v) {
       using T = decltype(v);
       if constexpr (std::is_signed_v<T>)
-        return value >= int64_t(std::numeric_limits<T>::min()) && value <= int64_t(std::numeric_limits<T>::max());
+        return number >= int64_t(std::numeric_limits<T>::min()) && number <= int64_t(std::numeric_limits<T>::max());
       else
-        return value >= 0 && uint64_t(value) <= uint64_t(std::numeric_limits<T>::max());
+        return number >= 0 && uint64_t(number) <= uint64_t(std::numeric_limits<T>::max());
     });
     if (!fits)
       throw DatatypeError("enum datatype: value " + std::to_string(value) + " of '" + name + "' does not fit " +
