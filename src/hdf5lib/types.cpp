@@ -54,8 +54,9 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
       for (const auto& [name, value] : t.enum_values()) {
         // The value in the base type's own representation.
         unsigned char bytes[8] = {};
+        const int64_t number = value;  // (a structured binding cannot be captured in C++17)
         dispatch_scalar(t.scalar(), [&](auto v) {
-          v = static_cast<decltype(v)>(value);
+          v = static_cast<decltype(v)>(number);
           std::memcpy(bytes, &v, sizeof v);
           return 0;
         });
