@@ -94,6 +94,14 @@ h5loom::Dims dims(int ndim, const uint64_t* p, const char* arg) {
   return h5loom::Dims(p, p + ndim);
 }
 
+void dataset_shape(int ndim, const uint64_t* shape, const uint64_t* max_shape, const char* path,
+                   h5loom::DatasetSpec& spec) {
+  check_ndim(ndim, "ndim");
+  if (!shape) throw h5loom::UsageError(in_call("null array 'shape' for dataset '" + std::string(path) + "'"));
+  spec.shape = dims(ndim, shape, "shape");
+  spec.max_shape = dims(ndim, max_shape, "max_shape");
+}
+
 void check_string_out(const char* buf, size_t bufsize) {
   if (!buf && bufsize)
     throw h5loom::UsageError(in_call("null buffer 'buf' with bufsize " + std::to_string(bufsize)));

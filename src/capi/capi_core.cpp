@@ -211,10 +211,7 @@ loom_status loom_group_create_dataset(loom_group* parent, const char* path, loom
         text(path, "path");
         need_out(out, "out");
         spec.dtype = to_datatype(dtype);
-        check_ndim(ndim, "ndim");
-        if (!shape) throw h5loom::UsageError(in_call("null array 'shape' for dataset '" + std::string(path) + "'"));
-        spec.shape = dims(ndim, shape, "shape");
-        spec.max_shape = dims(ndim, max_shape, "max_shape");
+        dataset_shape(ndim, shape, max_shape, path, spec);
         spec.chunks = dims(ndim, chunks, "chunks");
         if (chunks) {
           spec.layout = h5loom::Layout::Chunked;

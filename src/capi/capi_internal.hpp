@@ -131,6 +131,10 @@ h5loom::Datatype to_datatype(loom_datatype t, const char* arg = "dtype");
 void check_ndim(int ndim, const char* arg);
 // ndim entries of p (none if p is NULL).
 h5loom::Dims dims(int ndim, const uint64_t* p, const char* arg);
+// The shape and maximum shape of a new dataset at `path`, checked ('ndim',
+// 'shape' not null, 'max_shape' may be).
+void dataset_shape(int ndim, const uint64_t* shape, const uint64_t* max_shape, const char* path,
+                   h5loom::DatasetSpec& spec);
 
 // A string out: NULL buf asks for the length only (bufsize must then be 0).
 void check_string_out(const char* buf, size_t bufsize);

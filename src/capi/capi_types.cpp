@@ -139,10 +139,7 @@ loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path
         text(path, "path");
         need_out(out, "out");
         spec.dtype = usable(type, "type");
-        check_ndim(ndim, "ndim");
-        if (!shape) throw h5loom::UsageError(in_call("null array 'shape' for dataset '" + std::string(path) + "'"));
-        spec.shape = dims(ndim, shape, "shape");
-        spec.max_shape = dims(ndim, max_shape, "max_shape");
+        dataset_shape(ndim, shape, max_shape, path, spec);
         if (fill) {
           const auto* p = static_cast<const unsigned char*>(fill);
           spec.fill.assign(p, p + spec.dtype.size());
