@@ -94,6 +94,15 @@ h5loom::Dims dims(int ndim, const uint64_t* p, const char* arg) {
   return h5loom::Dims(p, p + ndim);
 }
 
+bool write_copies(size_t n, std::size_t element_size, const void* data, loom_write_mode mode) {
+  fits_in_memory(n, element_size, "n");
+  need_buffer(data, n, "data");
+  if (mode != LOOM_WRITE_DEFERRED && mode != LOOM_WRITE_COPY)
+    throw h5loom::UsageError(in_call("invalid loom_write_mode value " + std::to_string(static_cast<int>(mode)) +
+                                     " for 'mode'"));
+  return mode == LOOM_WRITE_COPY;
+}
+
 void dataset_shape(int ndim, const uint64_t* shape, const uint64_t* max_shape, const char* path,
                    h5loom::DatasetSpec& spec) {
   check_ndim(ndim, "ndim");

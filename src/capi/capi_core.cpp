@@ -279,12 +279,8 @@ loom_status loom_dataset_write(loom_dataset* d, const loom_selection* sel, loom_
     auto& ds = as_dataset(d);
     auto selection = to_selection(sel);
     auto type = to_datatype(mem_type, "mem_type");
-    fits_in_memory(n, h5loom::datatype_size(type), "n");
-    need_buffer(data, n, "data");
-    if (mode != LOOM_WRITE_DEFERRED && mode != LOOM_WRITE_COPY)
-      throw h5loom::UsageError(in_call("invalid loom_write_mode value " + std::to_string(static_cast<int>(mode)) +
-                                       " for 'mode'"));
-    ds.write_raw(selection, type, data, n, mode == LOOM_WRITE_COPY);
+    const bool copy = write_copies(n, h5loom::datatype_size(type), data, mode);
+    ds.write_raw(selection, type, data, n, copy);
   });
 }
 

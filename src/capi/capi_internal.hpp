@@ -124,6 +124,9 @@ void need_out(const void* p, const char* arg);
 const char* text(const char* s, const char* arg);
 // A buffer of n elements: NULL only when there is nothing to transfer.
 void need_buffer(const void* p, uint64_t n, const char* arg);
+// The checks of a write of n elements of `element_size` bytes from `data`;
+// returns whether `mode` asks for a copy.
+bool write_copies(size_t n, std::size_t element_size, const void* data, loom_write_mode mode);
 // n elements of `size` bytes must fit in memory: a negative count passed to a
 // size_t parameter arrives as a huge one.
 void fits_in_memory(uint64_t n, std::size_t size, const char* arg);

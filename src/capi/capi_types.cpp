@@ -163,12 +163,8 @@ loom_status loom_dataset_write_typed(loom_dataset* d, const loom_selection* sel,
     auto& ds = as_dataset(d);
     auto selection = to_selection(sel);
     const auto& type = usable(mem_type, "mem_type");
-    fits_in_memory(n, type.size(), "n");
-    need_buffer(data, n, "data");
-    if (mode != LOOM_WRITE_DEFERRED && mode != LOOM_WRITE_COPY)
-      throw h5loom::UsageError(in_call("invalid loom_write_mode value " + std::to_string(static_cast<int>(mode)) +
-                                       " for 'mode'"));
-    ds.write_raw(selection, type, data, n, mode == LOOM_WRITE_COPY);
+    const bool copy = write_copies(n, type.size(), data, mode);
+    ds.write_raw(selection, type, data, n, copy);
   });
 }
 
