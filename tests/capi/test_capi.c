@@ -6,18 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int rank_ = 0, nranks_ = 1, checks = 0, failures = 0;
-
-#define CHECK(cond)                                                                                     \
-  do {                                                                                                  \
-    ++checks;                                                                                           \
-    if (!(cond)) {                                                                                      \
-      ++failures;                                                                                       \
-      fprintf(stderr, "rank %d: %s:%d: CHECK failed: %s (last error %s: %s)\n", rank_, __FILE__, __LINE__, \
-              #cond, loom_status_name(loom_last_error_code()), loom_last_error_message());              \
-    }                                                                                                   \
-  } while (0)
-#define OK(call) CHECK((call) == LOOM_OK)
+#include "check.h"
 /* A call that must fail with `code` and a message containing `needle`. */
 #define FAILS_WITH(call, code, needle)                                                          \
   do {                                                                                          \
