@@ -63,8 +63,13 @@ class Hdf5Engine final : public engine::Engine {
 
   std::string name() const override { return "hdf5"; }
   std::vector<std::string> conformance_groups() const override {
-    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors",
-            "compound", "string", "enum", "links", "order", "fill", "external"};
+    std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
+                                    "extend",   "errors", "compound", "string",   "enum",      "links",
+                                    "order",    "fill",   "external", "references"};
+    // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
+    // not support writing VL ... datatypes"); its one-process drivers can.
+    if (settings_.driver != "mpio") groups.push_back("vlen_strings");
+    return groups;
   }
 
   // Any HDF5 file is one this engine reads (a file it wrote carries no mark of its own).
@@ -297,6 +302,37 @@ class Hdf5Engine final : public engine::Engine {
     return link_names(g.get(), group, H5_INDEX_CRT_ORDER);
   }
 
+  // ---- references: a token is the object's address, which is what HDF5
+  // stores for an object reference (hobj_ref_t), so datasets and attributes
+  // of references hold the tokens as they are.
+  uint64_t object_token(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    hobj_ref_t ref = 0;
+    check(H5Rcreate(&ref, f.file.get(), path.c_str(), H5R_OBJECT, -1),
+          "making a reference to '" + path + "' in file '" + f.name + "'");
+    static_assert(sizeof ref == sizeof(uint64_t), "hobj_ref_t is an 8-byte address");
+    return uint64_t(ref);
+  }
+  std::string object_path(FileHandle& fh, uint64_t token) override {
+    auto& f = cast(fh);
+    const hobj_ref_t ref = token;
+    hid_t obj = H5I_INVALID_HID;
+    H5E_BEGIN_TRY { obj = H5Rdereference2(f.file.get(), H5P_DEFAULT, H5R_OBJECT, &ref); }
+    H5E_END_TRY;
+    if (obj < 0)
+      throw NotFoundError("reference " + std::to_string(token) + " names no object of file '" + f.name +
+                          "' (the object was removed, or the value is not a reference of this file)");
+    Hid held(obj, H5Oclose);
+    ssize_t len = H5Iget_name(obj, nullptr, 0);
+    if (len <= 0)  // an object no link leads to any more
+      throw NotFoundError("reference " + std::to_string(token) + " names an object of file '" + f.name +
+                          "' that no path leads to (it was removed)");
+    std::string path(std::size_t(len) + 1, '\0');
+    H5Iget_name(obj, path.data(), path.size());
+    path.resize(std::size_t(len));
+    return path;
+  }
+
   std::vector<std::string> list(FileHandle& fh, const std::string& group) override {
     auto& f = cast(fh);
     Hid g = checked(H5Gopen2(f.file.get(), group.c_str(), H5P_DEFAULT), H5Gclose, "opening group '" + group + "'");
@@ -314,6 +350,11 @@ class Hdf5Engine final : public engine::Engine {
     Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
     if (!spec.external.empty() || !spec.virtual_map.empty()) return create_mapped_dataset(f, path, spec, space, dcpl);
 
+    if (spec.dtype.is_varstring() && settings_.driver == "mpio")
+      throw UsageError("cannot create dataset '" + path + "' of variable-length strings in file '" + f.name +
+                       "': parallel HDF5 (the hdf5 engine's MPI-IO driver) cannot write variable-length data. "
+                       "Use fixed-length strings (Datatype::string(N)), the log engine, or the hdf5 engine's "
+                       "driver \"sec2\" or \"core\" on one rank");
     Dims chunks = hdf5lib::resolve_chunks(path, spec, settings_.chunked_by_default, settings_.chunk_target_bytes);
     if (!chunks.empty()) {
       auto c = to_hsize(chunks);
@@ -453,10 +494,15 @@ class Hdf5Engine final : public engine::Engine {
     static char dummy;
     // A dataset written with fill time "never" (by anyone) leaves the elements
     // of storage never allocated untouched in the buffer: h5loom reads them as 0.
-    if (out && fill_time_is_never(f, path, ds)) std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
+    if (out && !dtype.is_varstring() && fill_time_is_never(f, path, ds))
+      std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
+    // Variable-length strings arrive as pointers HDF5 allocates; moved into the caller's strings.
+    std::vector<char*> strings(dtype.is_varstring() && out ? sel.num_elements(shape) : 0, nullptr);
     auto read_mine = [&] {
-      check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
+      void* into = dtype.is_varstring() && out ? static_cast<void*>(strings.data()) : out;
+      check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), into ? into : &dummy),
             "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+      if (!strings.empty()) hdf5lib::take_strings(strings, static_cast<std::string*>(out));
     };
     // Independent reads may fail on one rank only (a damaged chunk): every rank raises it.
     if (!f.collective && f.size > 1) mpi::agree(f.comm, read_mine);
@@ -641,6 +687,11 @@ class Hdf5Engine final : public engine::Engine {
     // A rank with nothing to write joins with the dataset's own type: no
     // conversion that could fail on it alone (a string dataset has none from numbers).
     Hid type = data ? memory_type(dtype) : checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+    std::vector<const char*> strings;  // variable-length strings: HDF5 takes pointers
+    if (data && dtype.is_varstring()) {
+      strings = hdf5lib::string_pointers(static_cast<const std::string*>(data), sel.num_elements(shape));
+      data = strings.data();
+    }
     check(H5Dwrite(ds, type.get(), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
           "writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
   }
