@@ -167,6 +167,39 @@ Datatype datatype_from_name(std::string_view name);
 // (for h5loom dump and error messages).
 std::string format_element(const Datatype& t, const void* p);
 
+// Memory for `n` elements of any datatype, for code that handles every type
+// alike (tools, copies): bytes, or std::string objects for variable-length strings.
+class ElementBuffer {
+ public:
+  ElementBuffer() = default;
+  ElementBuffer(const Datatype& t, std::size_t n) { resize(t, n); }
+  void resize(const Datatype& t, std::size_t n) {
+    type_ = t;
+    if (t.is_varstring()) strings_.assign(n, std::string()), bytes_.clear();
+    else bytes_.assign(n * t.size(), 0), strings_.clear();
+  }
+  void* data() { return type_.is_varstring() ? static_cast<void*>(strings_.data()) : bytes_.data(); }
+  const void* element(std::size_t i) const {
+    return type_.is_varstring() ? static_cast<const void*>(&strings_[i]) : &bytes_[i * type_.size()];
+  }
+  // Bytes of data held (for variable-length strings: their characters).
+  std::size_t payload_bytes() const {
+    std::size_t n = bytes_.size();
+    for (const auto& s : strings_) n += s.size();
+    return n;
+  }
+
+ private:
+  Datatype type_;
+  std::vector<unsigned char> bytes_;
+  std::vector<std::string> strings_;
+};
+
+// Zeroes the bytes of `count` elements of `t` at `data` that no member of a
+// compound covers (C structs' padding): values that are equal then have equal
+// bytes (attributes are compared across ranks, and stored).
+void clear_padding(const Datatype& t, void* data, std::size_t count);
+
 // Calls fn(ObjectRef&) for every reference in `count` elements of `t` at
 // `data` (members of compounds included), in order; fn may change them (a copy
 // between files translates each one).

@@ -269,6 +269,20 @@ std::string format_element(const Datatype& t, const void* p) {
   return "?";
 }
 
+void clear_padding(const Datatype& t, void* data, std::size_t count) {
+  if (!t.is_compound()) return;
+  auto* bytes = static_cast<unsigned char*>(data);
+  std::vector<bool> covered(t.size(), false);
+  for (const auto& m : t.members())
+    for (std::size_t b = 0; b < m.type.size(); ++b) covered[m.offset + b] = true;
+  for (std::size_t i = 0; i < count; ++i) {
+    unsigned char* element = bytes + i * t.size();
+    for (std::size_t b = 0; b < t.size(); ++b)
+      if (!covered[b]) element[b] = 0;
+    for (const auto& m : t.members()) clear_padding(m.type, element + m.offset, 1);
+  }
+}
+
 void for_each_reference(const Datatype& t, void* data, std::size_t count, const std::function<void(ObjectRef&)>& fn) {
   if (!t.has_references()) return;
   auto* bytes = static_cast<unsigned char*>(data);

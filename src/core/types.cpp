@@ -46,6 +46,7 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
                         "(AttributeValue(std::string), AttributeValue(std::vector<std::string>))");
   v.bytes_.resize(count * datatype_size(dtype));
   if (count) std::memcpy(v.bytes_.data(), data, v.bytes_.size());
+  clear_padding(dtype, v.bytes_.data(), count);  // equal values, equal bytes
   return v;
 }
 

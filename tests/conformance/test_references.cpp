@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "conformance.hpp"
+#include "h5loom/tools.hpp"
 
 using namespace h5loom;
 
@@ -151,4 +152,53 @@ TEST_F(vlen_strings, BadStringsAreRefusedAndLoseNothing) {
   spec.fill = {'x'};
   EXPECT_THROW(f.create_dataset("filled", spec), DatatypeError);
   EXPECT_EQ(s.read<std::string>(), (std::vector<std::string>{"kept", "too"}));
+}
+
+TEST_F(references, ConvertTranslatesReferencesIntoTheNewFile) {
+  const auto src = file_path("src"), dst = file_path("dst");
+  {
+    auto f = File::create(src, options());
+    // Objects made in an order that gives them other tokens in the copy.
+    f.create_group("z/late");
+    f.create_dataset<int32_t>("a/early", {2});
+    auto refs = f.create_dataset<ObjectRef>("refs", {3});
+    if (rank() == 0)
+      refs.write(Selection::all(),
+                 std::vector<ObjectRef>{f.reference("a/early"), ObjectRef{}, f.reference("z/late")});
+    f.group("z").set_attribute("points_to", AttributeValue(f.reference("refs")));
+  }
+  FileOptions in = options(), out = options();
+  out.engine = "log";
+  convert_file(src, dst, in, out);
+  auto f = File::open(dst, Mode::Read, out);
+  auto refs = f.dataset("refs").read<ObjectRef>();
+  EXPECT_EQ(f.dereference(refs[0]), "/a/early");
+  EXPECT_TRUE(refs[1].is_null());
+  EXPECT_EQ(f.dereference(refs[2]), "/z/late");
+  EXPECT_EQ(f.dereference(f.group("z").attribute("points_to").as_references().at(0)), "/refs");
+}
+
+TEST_F(vlen_strings, ElementsKeepTheirPlaceWhenA2DDatasetGrows) {
+  const auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    DatasetSpec spec;
+    spec.dtype = Datatype::varstring();
+    spec.shape = {2, 2};
+    spec.max_shape = {kUnlimited, 4};
+    spec.chunks = {2, 2};
+    spec.layout = Layout::Chunked;
+    spec.layout_auto = false;
+    auto grid = f.create_dataset("grid", spec);
+    if (rank() == 0) grid.write(Selection::all(), std::vector<std::string>{"00", "01", "10", "11"});
+    grid.extend({3, 3});
+    if (rank() == nranks() - 1) grid.write(Selection::box({2, 0}, {1, 3}), std::vector<std::string>{"20", "21", "22"});
+    // A strided selection: the right column.
+    if (rank() == 0) grid.write(Selection::hyperslab({0, 2}, {2, 1}, {1, 1}), std::vector<std::string>{"02", "12"});
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_EQ(f.dataset("grid").read<std::string>(),
+            (std::vector<std::string>{"00", "01", "02", "10", "11", "12", "20", "21", "22"}));
+  EXPECT_EQ(f.dataset("grid").read<std::string>(Selection::hyperslab({0, 0}, {2, 2}, {2, 2})),
+            (std::vector<std::string>{"00", "02", "20", "22"}));
 }
