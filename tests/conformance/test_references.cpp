@@ -3,6 +3,7 @@
 // "vlen_strings" (variable-length strings in datasets).
 #include <cstddef>
 #include <cstring>
+#include <utility>
 
 #include "conformance.hpp"
 #include "h5loom/tools.hpp"
@@ -162,9 +163,8 @@ TEST_F(references, ConvertTranslatesReferencesIntoTheNewFile) {
     f.create_group("z/late");
     f.create_dataset<int32_t>("a/early", {2});
     auto refs = f.create_dataset<ObjectRef>("refs", {3});
-    if (rank() == 0)
-      refs.write(Selection::all(),
-                 std::vector<ObjectRef>{f.reference("a/early"), ObjectRef{}, f.reference("z/late")});
+    std::vector<ObjectRef> values{f.reference("a/early"), ObjectRef{}, f.reference("z/late")};  // collective
+    if (rank() == 0) refs.write(Selection::all(), std::move(values));  // kept by h5loom until the flush
     f.group("z").set_attribute("points_to", AttributeValue(f.reference("refs")));
   }
   FileOptions in = options(), out = options();
