@@ -209,12 +209,16 @@ class FrontReferences {
     w.selection = Selection::all();
     w.dtype = info.dtype;
     w.elements = product(info.shape);
+    // Dense for the front file: elements never written are "" and null references.
     if (info.dtype.is_varstring()) {
-      auto strings = std::make_shared<std::vector<std::string>>(held.strings);
+      auto strings = std::make_shared<std::vector<std::string>>(w.elements);
+      for (const auto& [k, s] : held.strings) (*strings)[k] = s;
       const void* data = strings->data();
       w.buffer = engine::WriteBuffer::owned(std::move(strings), data);
     } else {
-      auto bytes = std::make_shared<std::vector<unsigned char>>(held.bytes);
+      const std::size_t es = info.dtype.size();
+      auto bytes = std::make_shared<std::vector<unsigned char>>(w.elements * es);
+      for (const auto& [k, e] : held.elements) std::copy(e.begin(), e.end(), bytes->begin() + std::ptrdiff_t(k * es));
       translate(info.dtype, bytes->data(), w.elements);
       const void* data = bytes->data();
       w.buffer = engine::WriteBuffer::owned(std::move(bytes), data);

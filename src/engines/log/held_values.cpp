@@ -20,19 +20,6 @@ Selection selection_from_json(const Json& j) {
                               j.at("block").get<Dims>());
 }
 
-// The held values of dataset `id`, made whole-sized on first use.
-HeldValues& values_of(Tree& tree, int id) {
-  const DatasetInfo& info = tree.datasets.at(std::size_t(id));
-  HeldValues& v = tree.held[id];
-  const uint64_t n = product(info.shape);
-  if (info.dtype.is_varstring()) {
-    if (v.strings.size() != n) v.strings.resize(n);
-  } else if (v.bytes.size() != n * info.dtype.size()) {
-    v.bytes.resize(n * info.dtype.size());
-  }
-  return v;
-}
-
 }  // namespace
 
 void for_each_selected(const Selection& sel, const Dims& shape, const std::function<void(uint64_t, uint64_t)>& fn) {
@@ -75,54 +62,58 @@ void apply_elements(Tree& tree, int id, const Json& op, const std::function<void
     bad(std::string("has a bad selection (") + e.what() + ")");
   }
   const uint64_t n = sel.num_elements(info.shape);
-  HeldValues& v = values_of(tree, id);
+  HeldValues& v = tree.held[id];
   if (info.dtype.is_varstring()) {
     const Json& strings = op.at("strings");
     if (!strings.is_array() || strings.size() != n) bad("has the wrong number of strings");
+    for (const auto& s : strings)
+      if (!s.is_string()) bad("holds a value that is not text");
     for_each_selected(sel, info.shape, [&](uint64_t at, uint64_t k) { v.strings[at] = strings[k].get<std::string>(); });
   } else {
     const auto& bytes = op.at("bytes").get_binary();
     const std::size_t es = info.dtype.size();
     if (bytes.size() != n * es) bad("has the wrong number of bytes");
-    for_each_selected(sel, info.shape,
-                      [&](uint64_t at, uint64_t k) { std::memcpy(&v.bytes[at * es], &bytes[k * es], es); });
+    for_each_selected(sel, info.shape, [&](uint64_t at, uint64_t k) {
+      v.elements[at].assign(bytes.begin() + std::ptrdiff_t(k * es), bytes.begin() + std::ptrdiff_t((k + 1) * es));
+    });
   }
 }
 
 void regrid_held(Tree& tree, int id, const Dims& old_shape) {
   auto it = tree.held.find(id);
   if (it == tree.held.end()) return;
-  HeldValues old = std::move(it->second);
-  tree.held.erase(it);
-  HeldValues& v = values_of(tree, id);
-  const std::size_t es = tree.datasets.at(std::size_t(id)).dtype.size();
   const Dims& shape = tree.datasets.at(std::size_t(id)).shape;
-  // Each old element to its place: the same coordinates in the bigger shape.
-  for_each_selected(Selection::all(), old_shape, [&](uint64_t, uint64_t k) {
+  // Each written element to its place: the same coordinates in the bigger shape.
+  auto moved = [&](uint64_t k) {
     Dims at(old_shape.size());
-    uint64_t rem = k;
-    for (std::size_t d = old_shape.size(); d-- > 0;) at[d] = rem % old_shape[d], rem /= old_shape[d];
-    const uint64_t to = row_major_index(at, shape);
-    if (!old.strings.empty()) v.strings[to] = std::move(old.strings[k]);
-    else if (!old.bytes.empty()) std::memcpy(&v.bytes[to * es], &old.bytes[k * es], es);
-  });
+    for (std::size_t d = old_shape.size(); d-- > 0;) at[d] = k % old_shape[d], k /= old_shape[d];
+    return row_major_index(at, shape);
+  };
+  HeldValues regridded;
+  for (auto& [k, s] : it->second.strings) regridded.strings.emplace(moved(k), std::move(s));
+  for (auto& [k, e] : it->second.elements) regridded.elements.emplace(moved(k), std::move(e));
+  it->second = std::move(regridded);
 }
 
 void read_held(const Tree& tree, int id, const Selection& sel, void* out) {
   const DatasetInfo& info = tree.datasets.at(std::size_t(id));
+  static const HeldValues none;
   auto it = tree.held.find(id);
+  const HeldValues& v = it == tree.held.end() ? none : it->second;
   if (info.dtype.is_varstring()) {
     auto* s = static_cast<std::string*>(out);
     for_each_selected(sel, info.shape, [&](uint64_t at, uint64_t k) {
-      s[k] = it == tree.held.end() ? std::string() : it->second.strings[at];
+      auto e = v.strings.find(at);
+      s[k] = e == v.strings.end() ? std::string() : e->second;
     });
     return;
   }
   const std::size_t es = info.dtype.size();
   auto* p = static_cast<unsigned char*>(out);
   for_each_selected(sel, info.shape, [&](uint64_t at, uint64_t k) {
-    if (it == tree.held.end()) std::memset(p + k * es, 0, es);
-    else std::memcpy(p + k * es, &it->second.bytes[at * es], es);
+    auto e = v.elements.find(at);
+    if (e == v.elements.end()) std::memset(p + k * es, 0, es);
+    else std::memcpy(p + k * es, e->second.data(), es);
   });
 }
 

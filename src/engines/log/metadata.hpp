@@ -42,10 +42,11 @@ struct FrontSum {
 
 // The elements of a dataset the log keeps in its metadata instead of its
 // data log (held_values.hpp): variable-length strings, or fixed-size
-// elements holding references. Row-major, the dataset's whole shape.
+// elements holding references - only those written, by row-major index (a
+// huge dataset, or a crafted one, costs memory only for what was written).
 struct HeldValues {
-  std::vector<std::string> strings;   // variable-length strings
-  std::vector<unsigned char> bytes;   // other types
+  std::map<uint64_t, std::string> strings;                 // variable-length strings
+  std::map<uint64_t, std::vector<unsigned char>> elements;  // other types: one element each
 };
 
 struct Tree {
