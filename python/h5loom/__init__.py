@@ -34,8 +34,9 @@ import numpy as np
 from ._errors import *  # noqa: F401,F403
 from ._errors import CLASSES as _ERROR_CLASSES, __all__ as _ERROR_NAMES
 from . import _core
-from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _is_plain_numeric, _np_dtype, _records, _type_name,
-                      enum_dtype, string_dtype)
+from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _has_refs, _is_plain_numeric, _is_ref, _is_vlen, _np_dtype,
+                      _raw_dtype, _records, _refs_from_raw, _refs_to_raw, _type_name, Reference, enum_dtype,
+                      ref_dtype, string_dtype)
 from ._core import Selection
 
 from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
@@ -43,7 +44,8 @@ from . import profile  # noqa: E402  (h5loom.profile.load)
 
 __version__ = "0.1.0"
 __all__ = [
-    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "string_dtype", "enum_dtype", "SoftLink",
+    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
+    "enum_dtype", "ref_dtype", "Reference", "SoftLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
     *_ERROR_NAMES,
 ]
@@ -56,6 +58,13 @@ _MODES = {"r": 0, "r+": 1, "w": 2, "w-": 3, "x": 3}
 def engines() -> list[str]:
     """Names of the registered storage engines."""
     return list(_core.engine_names())
+
+
+def engine_groups(engine: Union[None, str, Mapping[str, Any]] = None) -> list[str]:
+    """The conformance groups an engine declares (sorted), e.g. whether it keeps
+    references (``"references"``) or variable-length strings (``"vlen_strings"``).
+    ``engine``: a name, JSON string or dict as for File; default ``$H5LOOM_ENGINE``, else hdf5."""
+    return list(_core.engine_groups(_engine_config(engine)))
 
 
 # ---- helpers ---------------------------------------------------------------------
@@ -182,7 +191,10 @@ class AttributeManager(Mapping):
     """The attributes of a file, group or dataset, as a dict: ``obj.attrs["units"] = "m"``.
 
     Values are strings, lists of strings, scalars (returned as numpy scalars) or 1-D
-    arrays of int8..int64, uint8..uint64, float32, float64. Setting replaces any old value.
+    arrays of int8..int64, uint8..uint64, float32, float64; references (a Reference,
+    or a list of them: read back as a Reference or an object array of them); and
+    scalars or 1-D arrays of structured, enum or fixed-string dtypes (netCDF's
+    REFERENCE_LIST: records with a ``ref_dtype`` field). Setting replaces any old value.
     """
 
     def __init__(self, obj: "_core.Object") -> None:
@@ -192,31 +204,66 @@ class AttributeManager(Mapping):
         kind, dtype, payload = self._obj.attribute(name)
         if kind in ("string", "strings"):
             return payload if kind == "string" else list(payload)
-        values = np.frombuffer(payload, dtype=_np_dtype(dtype)).copy()
+        dt = _np_dtype(dtype)
+        if _has_refs(dt):
+            values = _refs_from_raw(np.frombuffer(payload, dtype=_raw_dtype(dt)), dt)
+        else:
+            values = np.frombuffer(payload, dtype=dt).copy()
         return values[0] if kind == "scalar" else values
 
     def __setitem__(self, name: str, value: Any) -> None:
+        where = f"attribute '{name}' on '{self._obj.path}'"
         if isinstance(value, bytes):
             value = value.decode("utf-8")
         if isinstance(value, str):
             self._obj.set_attribute_string(name, value)
             return
+        if isinstance(value, Reference):
+            self._set_raw(name, np.array(value.token, dtype="<u8"), "reference", scalar=True)
+            return
         if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
             self._obj.set_attribute_strings(name, list(value))
             return
-        arr = np.asarray(value)
-        where = f"attribute '{name}' on '{self._obj.path}'"
-        if arr.dtype.kind in "US" and arr.ndim == 0:
-            self._obj.set_attribute_string(name, str(arr))
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, Reference) for v in value):
+            self._set_raw(name, np.array([v.token for v in value], dtype="<u8"), "reference", scalar=False)
             return
+        arr = np.asarray(value)
         if arr.ndim > 1:
             raise DatatypeError(f"{where}: attributes hold a scalar, a 1-D array or a string, "
                                 f"not an array of shape {arr.shape}")
+        if arr.dtype.kind in "US" and arr.ndim == 0:
+            self._obj.set_attribute_string(name, str(arr) if arr.dtype.kind == "U" else arr.item().decode("utf-8"))
+            return
+        if arr.dtype.kind in "US" and arr.dtype.fields is None and not (arr.dtype.metadata or {}).get("encoding"):
+            self._obj.set_attribute_strings(name, [v if isinstance(v, str) else v.decode("utf-8")
+                                                   for v in arr.tolist()])
+            return
         if arr.dtype.kind == "b":
             raise DatatypeError(f"{where}: booleans are not supported; store 0/1 as an integer type")
-        canonical = _dtype_name(arr.dtype, where)
-        flat = np.ascontiguousarray(arr.reshape(-1), dtype=_np_dtype(canonical))
-        self._obj.set_attribute_numeric(name, flat, arr.ndim == 0)
+        given = arr.dtype
+        if given.kind == "O" and given.fields is None and not _is_ref(given):  # of strings, or of references
+            items = arr.ravel().tolist()
+            if items and all(isinstance(v, str) for v in items):
+                self._obj.set_attribute_strings(name, items)
+                return
+            if not (any(isinstance(v, Reference) for v in items) and
+                    all(isinstance(v, Reference) or v is None for v in items)):
+                raise DatatypeError(f"{where}: an object array of {sorted({type(v).__name__ for v in items})} "
+                                    "values; attributes hold numbers, strings, references and records")
+            given = ref_dtype
+        canonical = _dtype_name(given, where)
+        dt = _np_dtype(canonical)
+        if _is_plain_numeric(dt):
+            flat = np.ascontiguousarray(arr.reshape(-1), dtype=dt)
+            self._obj.set_attribute_numeric(name, flat, arr.ndim == 0)
+            return
+        # compounds, enums, references, fixed strings: the elements' bytes
+        flat = _records(arr.reshape(-1), dt, where)
+        raw = _refs_to_raw(flat, dt, where) if _has_refs(dt) else np.ascontiguousarray(flat, dtype=dt)
+        self._set_raw(name, raw, canonical, scalar=arr.ndim == 0)
+
+    def _set_raw(self, name: str, raw: np.ndarray, dtype_name: str, scalar: bool) -> None:
+        self._obj.set_attribute_raw(name, dtype_name, np.ascontiguousarray(raw).tobytes(), scalar)
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._obj.has_attribute(name)
@@ -258,6 +305,13 @@ class _Node:
     def attrs(self) -> AttributeManager:
         """The object's attributes, dict-like."""
         return AttributeManager(self._obj)
+
+    @property
+    def ref(self) -> Reference:
+        """A reference to this group or dataset (as h5py's ``obj.ref``), to store in
+        datasets or attributes; ``f[ref]`` opens the object again. Collective;
+        engines with the "references" group."""
+        return Reference(self.file._obj.reference(self.path))
 
 
 class SoftLink:
@@ -308,7 +362,7 @@ class Group(_Node):
         data: written to the whole dataset; every rank passes the same data (rank 0 writes it).
         fillvalue: the value of elements never written (engines with the "fill" group).
         """
-        arr = None if data is None else np.asarray(data)
+        arr = None if data is None else _as_data_array(data, dtype)
         if shape is None:
             if arr is None:
                 raise UsageError(f"create_dataset('{path}'): give a shape or data")
@@ -330,6 +384,9 @@ class Group(_Node):
             chunk_dims = [int(c) for c in chunks]
         fill = None
         if fillvalue is not None:
+            if _is_vlen(_np_dtype(dt)) or _has_refs(_np_dtype(dt)):
+                raise DatatypeError(f"create_dataset('{path}'): a dataset of {dt} has no fill value (unwritten "
+                                    "elements read as empty strings and null references)")
             fill = _records([fillvalue], _np_dtype(dt), path).tobytes()
         ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill),
                      self._file)
@@ -340,7 +397,10 @@ class Group(_Node):
                 ds.write(np.empty((0,), dtype=_np_dtype(dt)), Selection.none())
         return ds
 
-    def __getitem__(self, path: str) -> Union["Group", "Dataset"]:
+    def __getitem__(self, path: Union[str, Reference]) -> Union["Group", "Dataset"]:
+        """The group or dataset at ``path`` (relative or absolute), or the one a Reference names."""
+        if isinstance(path, Reference):
+            path = self.dereference(path)
         kind = self._obj.kind(path)
         if kind == "dataset":
             return Dataset(self._obj.dataset(path), self._file)
@@ -361,6 +421,14 @@ class Group(_Node):
     def __delitem__(self, name: str) -> None:
         """Delete a dataset, a soft link, or a group with everything below it. Collective."""
         self._obj.remove(name)
+
+    def dereference(self, ref: Reference) -> str:
+        """The absolute path of the object ``ref`` names (``self[ref]`` opens it).
+        NotFoundError for a null reference, a removed object, or a reference of
+        another file. Collective."""
+        if not isinstance(ref, Reference):
+            raise DatatypeError(f"dereference: {ref!r} is not an h5loom.Reference")
+        return self._obj.dereference(ref.token)
 
     def move(self, source: str, dest: str) -> None:
         """Rename ``source`` to ``dest`` (missing parents of ``dest`` are created). Collective."""
@@ -415,6 +483,28 @@ class Group(_Node):
         return f"<h5loom.Group '{self.path}' ({len(self)} members)>"
 
 
+def _as_data_array(data: Any, dtype: Any) -> np.ndarray:
+    """``create_dataset``'s data as an array; without a dtype, an object array of
+    only str becomes variable-length strings, of only References references."""
+    if isinstance(data, Reference):
+        data = np.array(data, dtype=object)
+    arr = np.asarray(data)
+    if dtype is None and arr.dtype.kind == "O" and arr.dtype.fields is None and arr.size:
+        items = arr.ravel().tolist()
+        if all(isinstance(v, str) for v in items):
+            return _with_dtype(arr, string_dtype())
+        if all(isinstance(v, Reference) for v in items):
+            return _with_dtype(arr, ref_dtype)
+    return arr
+
+
+def _with_dtype(arr: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """An object array of the same values whose dtype carries ``dt``'s metadata."""
+    out = np.empty(arr.shape, dtype=dt)
+    out[...] = arr
+    return out
+
+
 class Dataset(_Node):
     """An N-D array in a file. Index it like numpy (``ds[2:8, ::2]``) to read and write."""
 
@@ -428,9 +518,16 @@ class Dataset(_Node):
 
     @property
     def fillvalue(self) -> Any:
-        """The value of elements never written (zero unless one was set)."""
+        """The value of elements never written (zero unless one was set; an empty
+        string or a null Reference for those types, which have no fill value)."""
+        dt = self.dtype
+        if _is_vlen(dt):
+            return ""
         raw = self._obj.fill_value
-        return np.frombuffer(raw, dtype=self.dtype)[0] if raw else np.zeros((), dtype=self.dtype)[()]
+        if _has_refs(dt):
+            zero = np.zeros((), dtype=_raw_dtype(dt))
+            return _refs_from_raw(zero, dt)[()]
+        return np.frombuffer(raw, dtype=dt)[0] if raw else np.zeros((), dtype=dt)[()]
 
     @property
     def ndim(self) -> int:
@@ -471,14 +568,21 @@ class Dataset(_Node):
         shape = tuple(sel.selected_shape(list(self.shape)))
         if sel.kind == "none":
             shape = (0,)
+        dt = self.dtype
         if out is None:
-            out = np.empty(shape, dtype=self.dtype)
-        elif out.dtype != self.dtype or not out.flags.c_contiguous or not out.flags.writeable:
+            out = np.empty(shape, dtype=dt)
+        elif out.dtype != dt or not out.flags.c_contiguous or not out.flags.writeable:
             raise DatatypeError(f"read of dataset '{self.path}': out must be a writeable C-contiguous "
-                                f"{self.dtype} array, not {out.dtype}"
+                                f"{dt} array, not {out.dtype}"
                                 f"{'' if out.flags.c_contiguous else ' (not contiguous)'}")
-        if _is_plain_numeric(self.dtype):
+        if _is_plain_numeric(dt):
             self._obj.read(sel, out)
+        elif _is_vlen(dt):  # str objects, whatever the encoding
+            out.reshape(-1)[:] = self._obj.read_strings(sel, out.size)
+        elif _has_refs(dt):  # the tokens, then Reference objects
+            raw = np.empty(out.shape, dtype=_raw_dtype(dt))
+            self._obj.read_bytes(sel, raw.reshape(-1).view(np.uint8))
+            _refs_from_raw(raw, dt, out)
         else:
             self._obj.read_bytes(sel, out.reshape(-1).view(np.uint8))
         return out
@@ -494,8 +598,14 @@ class Dataset(_Node):
         sel = Selection.all() if selection is None else selection
         target = tuple(sel.selected_shape(list(self.shape))) if sel.kind != "none" else (0,)
         arr, fresh = self._prepare(data, target)
-        if _is_plain_numeric(self.dtype):
+        dt = self.dtype
+        if _is_plain_numeric(dt):
             self._obj.write(sel, arr, copy and not fresh)
+        elif _is_vlen(dt):  # bytes objects, copied by the core at once
+            self._obj.write_strings(sel, arr.reshape(-1).tolist())
+        elif _has_refs(dt):  # Reference objects as their tokens: a new array
+            raw = _refs_to_raw(arr, dt, self.path)
+            self._obj.write_bytes(sel, raw.reshape(-1).view(np.uint8), False)
         else:  # compound, string, enum: the elements' bytes (a view: the array stays alive through it)
             self._obj.write_bytes(sel, arr.reshape(-1).view(np.uint8), copy and not fresh)
 
