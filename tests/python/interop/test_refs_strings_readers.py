@@ -69,7 +69,9 @@ def write(tmp_path, engine, what, ranks):
     cmd = [sys.executable, str(script), str(path), json.dumps(engine), what]
     if ranks > 1:
         cmd = [MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", str(ranks)] + cmd
-    out = subprocess.run(cmd, check=True, timeout=300, capture_output=True, text=True).stdout
+    # Without the MPI environment of this process (a test that ran before may have started MPI in it).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    out = subprocess.run(cmd, check=True, timeout=300, capture_output=True, text=True, env=env).stdout
     if "SKIP:" in out:
         pytest.skip(out.split("SKIP:", 1)[1].strip())
     assert "WROTE" in out
