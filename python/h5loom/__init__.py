@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import reprlib
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional, Sequence, Tuple, Union
@@ -34,10 +33,12 @@ import numpy as np
 from ._errors import *  # noqa: F401,F403
 from ._errors import CLASSES as _ERROR_CLASSES, __all__ as _ERROR_NAMES
 from . import _core
-from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _has_refs, _is_plain_numeric, _is_ref, _is_vlen, _np_dtype,
-                      _raw_dtype, _records, _refs_from_raw, _refs_to_raw, _type_name, Reference, enum_dtype,
+from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _has_refs, _is_plain_numeric, _is_vlen, _np_dtype,
+                      _raw_dtype, _records, _refs_from_raw, _refs_to_raw, Reference, enum_dtype,
                       ref_dtype, string_dtype)
 from ._core import Selection
+from ._attributes import AttributeManager
+from ._values import _as_data_array, _checked_values, _selection_for
 
 from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
 from . import profile  # noqa: E402  (h5loom.profile.load)
@@ -88,194 +89,8 @@ def _engine_config(engine: Union[None, str, Mapping[str, Any]]) -> str:
     raise ConfigError(f"engine must be a name, a JSON string or a dict, not {type(engine).__name__}")
 
 
-def _selection_for(key: Any, shape: Tuple[int, ...], path: str) -> Tuple[Selection, Tuple[int, ...]]:
-    """numpy-style basic indexing -> (hyperslab selection, shape of the result)."""
-    if isinstance(key, Selection):
-        return key, tuple(key.selected_shape(list(shape)))
-    if not isinstance(key, tuple):
-        key = (key,)
-    if sum(k is Ellipsis for k in key) > 1:
-        raise SelectionError(f"an index can only have one ellipsis (dataset '{path}')")
-    if Ellipsis in key:
-        i = key.index(Ellipsis)
-        key = key[:i] + (slice(None),) * (len(shape) - len(key) + 1) + key[i + 1:]
-    if len(key) > len(shape):
-        raise SelectionError(f"too many indices for dataset '{path}': {len(key)} given, "
-                             f"it has {len(shape)} dimensions")
-    key = key + (slice(None),) * (len(shape) - len(key))
-    start, count, stride, out_shape = [], [], [], []
-    for d, (k, n) in enumerate(zip(key, shape)):
-        if isinstance(k, slice):
-            b, e, s = k.indices(n)
-            if s <= 0:
-                raise SelectionError(f"slice step {s} in dimension {d} of dataset '{path}': "
-                                     "only positive steps are supported")
-            c = len(range(b, e, s))
-            start.append(b if c else 0)
-            count.append(c)
-            stride.append(s)
-            out_shape.append(c)
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            i = int(k)
-            if not -n <= i < n:
-                raise SelectionError(f"index {i} is out of bounds for dimension {d} of dataset '{path}' "
-                                     f"with size {n}")
-            start.append(i % n)
-            count.append(1)
-            stride.append(1)
-        else:
-            raise SelectionError(f"unsupported index {k!r} in dimension {d} of dataset '{path}': use integers, "
-                                 "slices with positive steps, '...' or an h5loom.Selection")
-    return Selection.hyperslab(start, count, stride), tuple(out_shape)
-
-
-def _checked_values(data: Any, dt: np.dtype, path: str) -> np.ndarray:
-    """Scalars, lists and numpy scalars as an array of ``dt``, under the rule
-    numpy arrays follow (Dataset._prepare): no write may silently lose values.
-
-    numpy scalars carry a dtype: numpy's "safe" casts, as for arrays. Python
-    numbers have none, so they follow numpy's rule for them (NEP 50): an int
-    fits any type whose range holds its value; a float goes into a float type
-    (unless it overflows to inf), never into an integer type, where it would
-    be truncated (1.7 -> 1) or wrap (3e9 -> -2147483648 in int32)."""
-    def lost(why: str) -> DatatypeError:
-        return DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of type {dt} "
-                             f"without losing values: {why}")
-    try:
-        natural = np.asarray(data)
-    except (TypeError, ValueError) as e:
-        raise DatatypeError(f"cannot write {type(data).__name__} to dataset '{path}' of type {dt}: {e}") from None
-    kind = natural.dtype.kind
-    if isinstance(data, np.generic):
-        if kind not in _SUPPORTED_KINDS or not np.can_cast(natural.dtype, dt, casting="safe"):
-            raise lost(f"{natural.dtype} does not convert safely to {dt}")
-    elif kind == "O":  # Python ints beyond 64 bits, or a mix numpy could not type
-        flat = natural.ravel()
-        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in flat):
-            raise lost("the values are not all numbers of one kind")
-        if dt.kind in "iu":
-            info = np.iinfo(dt)
-            if any(not info.min <= int(v) <= info.max for v in flat):
-                raise lost(f"outside the range of {dt}, [{info.min}, {info.max}]")
-        elif dt.kind == "f" and any(abs(int(v)) > np.finfo(dt).max for v in flat):
-            raise lost(f"too large for {dt}")
-    elif kind in "iu":
-        if dt.kind in "iu" and natural.size:
-            info = np.iinfo(dt)
-            lo, hi = int(natural.min()), int(natural.max())
-            if lo < info.min or hi > info.max:
-                raise lost(f"outside the range of {dt}, [{info.min}, {info.max}]")
-    elif kind == "f":
-        if dt.kind in "iu":
-            raise lost(f"a float does not convert to the integer type {dt} (it would be truncated or wrap); "
-                       "round it and pass an integer")
-        with np.errstate(over="ignore"):
-            converted = natural.astype(dt)
-        if np.any(np.isinf(converted) & np.isfinite(natural)):
-            raise lost(f"too large for {dt}")
-        return converted
-    else:
-        raise DatatypeError(f"cannot write {reprlib.repr(data)} ({natural.dtype}) to dataset '{path}' of type {dt}: "
-                            "only numbers can be written")
-    return np.asarray(natural, dtype=dt)
-
-
 def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
     return tuple(n for n in shape if n != 1)
-
-
-# ---- attributes ------------------------------------------------------------------
-
-
-class AttributeManager(Mapping):
-    """The attributes of a file, group or dataset, as a dict: ``obj.attrs["units"] = "m"``.
-
-    Values are strings, lists of strings, scalars (returned as numpy scalars) or 1-D
-    arrays of int8..int64, uint8..uint64, float32, float64; references (a Reference,
-    or a list of them: read back as a Reference or an object array of them); and
-    scalars or 1-D arrays of structured, enum or fixed-string dtypes (netCDF's
-    REFERENCE_LIST: records with a ``ref_dtype`` field). Setting replaces any old value.
-    """
-
-    def __init__(self, obj: "_core.Object") -> None:
-        self._obj = obj
-
-    def __getitem__(self, name: str) -> Any:
-        kind, dtype, payload = self._obj.attribute(name)
-        if kind in ("string", "strings"):
-            return payload if kind == "string" else list(payload)
-        dt = _np_dtype(dtype)
-        if _has_refs(dt):
-            values = _refs_from_raw(np.frombuffer(payload, dtype=_raw_dtype(dt)), dt)
-        else:
-            values = np.frombuffer(payload, dtype=dt).copy()
-        return values[0] if kind == "scalar" else values
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        where = f"attribute '{name}' on '{self._obj.path}'"
-        if isinstance(value, bytes):
-            value = value.decode("utf-8")
-        if isinstance(value, str):
-            self._obj.set_attribute_string(name, value)
-            return
-        if isinstance(value, Reference):
-            self._set_raw(name, np.array(value.token, dtype="<u8"), "reference", scalar=True)
-            return
-        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
-            self._obj.set_attribute_strings(name, list(value))
-            return
-        if isinstance(value, (list, tuple)) and value and all(isinstance(v, Reference) for v in value):
-            self._set_raw(name, np.array([v.token for v in value], dtype="<u8"), "reference", scalar=False)
-            return
-        arr = np.asarray(value)
-        if arr.ndim > 1:
-            raise DatatypeError(f"{where}: attributes hold a scalar, a 1-D array or a string, "
-                                f"not an array of shape {arr.shape}")
-        if arr.dtype.kind in "US" and arr.ndim == 0:
-            self._obj.set_attribute_string(name, str(arr) if arr.dtype.kind == "U" else arr.item().decode("utf-8"))
-            return
-        if arr.dtype.kind in "US" and arr.dtype.fields is None and not (arr.dtype.metadata or {}).get("encoding"):
-            self._obj.set_attribute_strings(name, [v if isinstance(v, str) else v.decode("utf-8")
-                                                   for v in arr.tolist()])
-            return
-        if arr.dtype.kind == "b":
-            raise DatatypeError(f"{where}: booleans are not supported; store 0/1 as an integer type")
-        given = arr.dtype
-        if given.kind == "O" and given.fields is None and not _is_ref(given):  # of strings, or of references
-            items = arr.ravel().tolist()
-            if items and all(isinstance(v, str) for v in items):
-                self._obj.set_attribute_strings(name, items)
-                return
-            if not (any(isinstance(v, Reference) for v in items) and
-                    all(isinstance(v, Reference) or v is None for v in items)):
-                raise DatatypeError(f"{where}: an object array of {sorted({type(v).__name__ for v in items})} "
-                                    "values; attributes hold numbers, strings, references and records")
-            given = ref_dtype
-        canonical = _dtype_name(given, where)
-        dt = _np_dtype(canonical)
-        if _is_plain_numeric(dt):
-            flat = np.ascontiguousarray(arr.reshape(-1), dtype=dt)
-            self._obj.set_attribute_numeric(name, flat, arr.ndim == 0)
-            return
-        # compounds, enums, references, fixed strings: the elements' bytes
-        flat = _records(arr.reshape(-1), dt, where)
-        raw = _refs_to_raw(flat, dt, where) if _has_refs(dt) else np.ascontiguousarray(flat, dtype=dt)
-        self._set_raw(name, raw, canonical, scalar=arr.ndim == 0)
-
-    def _set_raw(self, name: str, raw: np.ndarray, dtype_name: str, scalar: bool) -> None:
-        self._obj.set_attribute_raw(name, dtype_name, np.ascontiguousarray(raw).tobytes(), scalar)
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self._obj.has_attribute(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._obj.attribute_names())
-
-    def __len__(self) -> int:
-        return len(self._obj.attribute_names())
-
-    def __repr__(self) -> str:
-        return f"<h5loom attributes of '{self._obj.path}': {list(self)}>"
 
 
 # ---- the object model ------------------------------------------------------------
@@ -481,28 +296,6 @@ class Group(_Node):
 
     def __repr__(self) -> str:
         return f"<h5loom.Group '{self.path}' ({len(self)} members)>"
-
-
-def _as_data_array(data: Any, dtype: Any) -> np.ndarray:
-    """``create_dataset``'s data as an array; without a dtype, an object array of
-    only str becomes variable-length strings, of only References references."""
-    if isinstance(data, Reference):
-        data = np.array(data, dtype=object)
-    arr = np.asarray(data)
-    if dtype is None and arr.dtype.kind == "O" and arr.dtype.fields is None and arr.size:
-        items = arr.ravel().tolist()
-        if all(isinstance(v, str) for v in items):
-            return _with_dtype(arr, string_dtype())
-        if all(isinstance(v, Reference) for v in items):
-            return _with_dtype(arr, ref_dtype)
-    return arr
-
-
-def _with_dtype(arr: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """An object array of the same values whose dtype carries ``dt``'s metadata."""
-    out = np.empty(arr.shape, dtype=dt)
-    out[...] = arr
-    return out
 
 
 class Dataset(_Node):

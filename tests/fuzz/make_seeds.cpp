@@ -223,6 +223,24 @@ std::map<std::string, Scenario> scenarios() {
     f.create_dataset<double>("big", {v.size()}).write_copy(h5loom::Selection::all(), v);
     f.close();
   };
+  s["held-values"] = [](const std::string& n) {  // `elements` operations (format v4)
+    auto f = create(n, kSmallUnits);
+    h5loom::DatasetSpec spec;
+    spec.dtype = h5loom::Datatype::varstring(h5loom::Datatype::Charset::Utf8);
+    spec.shape = {2, 2};
+    spec.max_shape = {h5loom::kUnlimited, 2};
+    spec.layout = h5loom::Layout::Chunked;
+    spec.layout_auto = false;
+    auto names = f.create_dataset("names", spec);
+    names.write(h5loom::Selection::all(), std::vector<std::string>{"a", "", "c\xc3\xa9", "dd"});
+    names.extend({3, 2});
+    names.write(h5loom::Selection::hyperslab({0, 1}, {3, 1}, {1, 1}), std::vector<std::string>{"x", "y", "z"});
+    auto refs = f.create_dataset<h5loom::ObjectRef>("refs", {3});
+    std::vector<h5loom::ObjectRef> r{f.reference("names"), h5loom::ObjectRef{}, f.reference("/")};
+    refs.write(h5loom::Selection::all(), std::move(r));
+    f.set_attribute("points_to", h5loom::AttributeValue(f.reference("refs")));
+    f.close();
+  };
   s["groups-only"] = [](const std::string& n) {
     auto f = create(n, kLog);
     f.create_group("a/b/c");
