@@ -112,7 +112,7 @@ std::string snapshot(const std::string& name, const std::string& engine) {
       s << "  @" << n << " = ";
       if (v.is_string()) s << '"' << v.as_string() << '"';
       else if (v.is_string_array()) for (const auto& x : v.as_strings()) s << '"' << x << "\" ";
-      else for (double x : v.as_vector<double>()) s << x << ' ';
+      else s << v.to_string();  // numbers, and references and records element by element
       s << '\n';
     }
   };
@@ -128,11 +128,10 @@ std::string snapshot(const std::string& name, const std::string& engine) {
       s << p << " " << h5loom::datatype_name(ds.dtype()) << " " << h5loom::dims_to_string(ds.shape()) << " max "
         << h5loom::dims_to_string(ds.max_shape()) << "\n";
       attrs(ds);
-      const std::size_t es = h5loom::datatype_size(ds.dtype());
       const std::size_t n = std::size_t(h5loom::product(ds.shape()));
-      std::vector<unsigned char> bytes(n * es + 1);  // never a null buffer, even for 0 elements
-      ds.read_raw(h5loom::Selection::all(), ds.dtype(), bytes.data(), n);
-      for (std::size_t i = 0; i < n * es; ++i) s << int(bytes[i]) << ' ';
+      h5loom::ElementBuffer values(ds.dtype(), n + 1);  // never a null buffer, even for 0 elements
+      ds.read_raw(h5loom::Selection::all(), ds.dtype(), values.data(), n);
+      for (std::size_t i = 0; i < n; ++i) s << h5loom::format_element(ds.dtype(), values.element(i)) << ' ';
       s << '\n';
     }
   }
