@@ -56,6 +56,8 @@ static void test_references(const char* path, const char* engine) {
   size_t needed = 0, count = 0;
   char small[5], name[512], want[512];
   int i;
+  /* Datasets of references: parallel HDF5 1.12+ cannot write them (attributes it can). */
+  const int with_datasets = supports(engine, "reference_datasets");
   nshape[0] = n;
   at[0] = (uint64_t)rank_;
   OK(loom_type_reference(&ref_type));
@@ -87,6 +89,7 @@ static void test_references(const char* path, const char* engine) {
   CHECK(strstr(loom_last_error_message(), "null reference") != NULL);
 
   /* A dataset of references, one element per rank. */
+  if (with_datasets) {
   OK(loom_group_create_dataset_typed(root, "refs", ref_type, 1, nshape, NULL, NULL, &refs));
   {
     loom_selection sel = loom_select_box(1, at, one);
@@ -107,6 +110,7 @@ static void test_references(const char* path, const char* engine) {
     mine.dimension = rank_;
     OK(loom_dataset_write_typed(uses_ds, &sel, use_type, 1, &mine, LOOM_WRITE_COPY));
   }
+  } /* with_datasets */
   /* References in attributes: one, an array, an array of compounds. */
   OK(loom_attr_write_refs(time, "users", 1, &targets[2]));
   OK(loom_attr_write_ref(temp, "scale", targets[0]));
@@ -138,8 +142,10 @@ static void test_references(const char* path, const char* engine) {
   OK(loom_group_reference(root, "gone", &gone));
   OK(loom_group_remove(root, "gone"));
   CHECK(loom_group_dereference(root, gone, name, sizeof name, &needed) == LOOM_ERR_NOT_FOUND);
-  OK(loom_object_close(uses_ds));
-  OK(loom_object_close(refs));
+  if (with_datasets) {
+    OK(loom_object_close(uses_ds));
+    OK(loom_object_close(refs));
+  }
   OK(loom_object_close(time));
   OK(loom_object_close(temp));
   OK(loom_object_close(root));
@@ -148,6 +154,7 @@ static void test_references(const char* path, const char* engine) {
   /* ---- read back ---- */
   OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
   OK(loom_file_root(f, &root));
+  if (with_datasets) {
   OK(loom_group_open_dataset(root, "refs", &refs));
   OK(loom_dataset_type(refs, &back));
   OK(loom_type_name(back, name, sizeof name, NULL));
@@ -175,6 +182,7 @@ static void test_references(const char* path, const char* engine) {
       CHECK(strcmp(deref(root, got[i].dataset), "/grid/temperature") == 0);
     }
   }
+  } /* with_datasets */
   OK(loom_group_open_dataset(root, "time", &time));
   OK(loom_group_open_dataset(root, "grid/temperature", &temp));
   {
@@ -211,8 +219,10 @@ static void test_references(const char* path, const char* engine) {
   }
   OK(loom_object_close(temp));
   OK(loom_object_close(time));
-  OK(loom_object_close(uses_ds));
-  OK(loom_object_close(refs));
+  if (with_datasets) {
+    OK(loom_object_close(uses_ds));
+    OK(loom_object_close(refs));
+  }
   OK(loom_object_close(root));
   OK(loom_file_close(f));
   OK(loom_type_free(ref_type));

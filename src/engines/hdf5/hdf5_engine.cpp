@@ -55,6 +55,14 @@ struct Hdf5File : FileHandle {
   std::vector<engine::Write> queued;
 };
 
+// HDF5 1.12 reimplemented references: its MPI-IO path refuses to write
+// datasets of them (as it does variable-length data).
+#if H5_VERSION_GE(1, 12, 0)
+constexpr bool kParallelRefsLimited = true;
+#else
+constexpr bool kParallelRefsLimited = false;
+#endif
+
 class Hdf5Engine final : public engine::Engine {
  public:
   explicit Hdf5Engine(Settings s) : settings_(std::move(s)) {
@@ -68,8 +76,11 @@ class Hdf5Engine final : public engine::Engine {
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
                                     "order",    "fill",   "external", "references"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
-    // not support writing VL ... datatypes"); its one-process drivers can.
+    // not support writing VL or region reference datatypes"), and from HDF5
+    // 1.12 on not datasets of object references either (attributes it can);
+    // its one-process drivers can.
     if (settings_.driver != "mpio") groups.push_back("vlen_strings");
+    if (settings_.driver != "mpio" || !kParallelRefsLimited) groups.push_back("reference_datasets");
     return groups;
   }
 
@@ -351,6 +362,11 @@ class Hdf5Engine final : public engine::Engine {
     Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
     if (!spec.external.empty() || !spec.virtual_map.empty()) return create_mapped_dataset(f, path, spec, space, dcpl);
 
+    if (spec.dtype.has_references() && settings_.driver == "mpio" && kParallelRefsLimited)
+      throw UsageError("cannot create dataset '" + path + "' of " + spec.dtype.name() + " in file '" + f.name +
+                       "': parallel HDF5 " H5_VERS_INFO " (the hdf5 engine's MPI-IO driver) cannot write datasets of "
+                       "object references (attributes of them it can). Use the log engine, or the hdf5 engine's "
+                       "driver \"sec2\" or \"core\" on one rank");
     if (spec.dtype.is_varstring() && settings_.driver == "mpio")
       throw UsageError("cannot create dataset '" + path + "' of variable-length strings in file '" + f.name +
                        "': parallel HDF5 (the hdf5 engine's MPI-IO driver) cannot write variable-length data. "
