@@ -31,7 +31,7 @@ from mpi4py import MPI
 import h5loom
 
 path, engine, what = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
-group = {"refs": "references", "strings": "vlen_strings"}[what]
+group = {"refs": "reference_datasets", "strings": "vlen_strings"}[what]
 if group not in h5loom.engine_groups(engine):
     if MPI.COMM_WORLD.rank == 0:
         print(f"SKIP: engine {sys.argv[2]} does not declare the conformance group '{group}'")
