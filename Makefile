@@ -39,7 +39,9 @@ $(VENV)/.installed: requirements-dev.txt | deps
 # no wheel cache (a cached wheel may be linked to another HDF5).
 $(VENV)/.h5py-installed: requirements-h5py.txt $(VENV)/.installed $(HDF5_STAMP)
 	@echo "h5py: building from source against $(H5LOOM_HDF5_PREFIX) (one time per .venv, about 3 min)"
-	@start=$$(date +%s) && CC=mpicc HDF5_MPI=ON HDF5_DIR=$(H5LOOM_HDF5_PREFIX) $(PYTHON) -m pip install -q \
+	@printf '[build_ext]\nparallel = $(JOBS)\n' > $(VENV)/h5py-build.cfg  # compile h5py's extensions in parallel
+	@start=$$(date +%s) && DIST_EXTRA_CONFIG=$(abspath $(VENV))/h5py-build.cfg \
+	  CC=mpicc HDF5_MPI=ON HDF5_DIR=$(H5LOOM_HDF5_PREFIX) $(PYTHON) -m pip install -q \
 	  --no-cache-dir --no-binary=h5py --no-build-isolation --no-deps --force-reinstall -r requirements-h5py.txt && \
 	  $(PYTHON) -c "import h5py; v = h5py.version.hdf5_version; assert v == '1.14.5' and h5py.get_config().mpi, v; \
 	  print('h5py', h5py.__version__, 'built against HDF5', v, 'with MPI in', $$(( $$(date +%s) - start )), 's')"
