@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages h5loom needs, only if some are missing
 # (apt-get update once, then apt-get install). Safe to run repeatedly.
+# HDF5 is not among them: scripts/build-hdf5.sh builds 1.14.5 (docs/building.md).
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build make git pkg-config
   python3 python3-venv python3-pip python3-dev
-  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
+  openmpi-bin libopenmpi-dev
+  dpkg-dev zlib1g-dev  # HDF5 1.14.5 from Debian's source package (scripts/build-hdf5.sh)
   libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev
   chromium chromium-driver
   clang libclang-rt-14-dev
