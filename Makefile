@@ -13,8 +13,19 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 all: build
 
+# HDF5 1.14.5, built once per machine by scripts/build-hdf5.sh into this prefix
+# (H5LOOM_HDF5_PREFIX overrides it; docs/building.md). Every build below, the
+# Python package and h5py use it.
+export H5LOOM_HDF5_PREFIX := $(shell bash scripts/build-hdf5.sh --prefix)
+HDF5_STAMP := $(H5LOOM_HDF5_PREFIX)/.h5loom-hdf5-stamp
+HDF5_CMAKE := -DH5LOOM_HDF5_PREFIX=$(H5LOOM_HDF5_PREFIX)
+
 deps:
 	@bash scripts/install-deps.sh
+	@H5LOOM_HDF5_JOBS=$(JOBS) bash scripts/build-hdf5.sh
+
+$(HDF5_STAMP): | deps
+	@test -f $@
 
 # The virtual environment for every Python tool the project uses.
 $(VENV)/.installed: requirements-dev.txt | deps
@@ -23,18 +34,29 @@ $(VENV)/.installed: requirements-dev.txt | deps
 	$(PYTHON) -m pip install -q -r requirements-dev.txt
 	@touch $@
 
-venv: $(VENV)/.installed
+# h5py from source against that HDF5, with MPI: h5py, mpi4py and h5loom share one
+# libhdf5 in one process. No build isolation (it would build mpi4py from source),
+# no wheel cache (a cached wheel may be linked to another HDF5).
+$(VENV)/.h5py-installed: requirements-h5py.txt $(VENV)/.installed $(HDF5_STAMP)
+	@echo "h5py: building from source against $(H5LOOM_HDF5_PREFIX) (one time per .venv, about 3 min)"
+	CC=mpicc HDF5_MPI=ON HDF5_DIR=$(H5LOOM_HDF5_PREFIX) $(PYTHON) -m pip install -q --no-cache-dir \
+	  --no-binary=h5py --no-build-isolation --no-deps --force-reinstall -r requirements-h5py.txt
+	$(PYTHON) -c "import h5py; v = h5py.version.hdf5_version; assert v == '1.14.5' and h5py.get_config().mpi, v; \
+	  print('h5py', h5py.__version__, 'with HDF5', v, 'and MPI')"
+	@touch $@
+
+venv: $(VENV)/.installed $(VENV)/.h5py-installed
 
 # The h5loom Python package (and its bundled h5loom command), rebuilt when a source changes.
 PKG_SOURCES := CMakeLists.txt pyproject.toml $(shell find src include python tools cmake -type f 2>/dev/null)
-$(VENV)/.h5loom-installed: $(VENV)/.installed $(PKG_SOURCES)
+$(VENV)/.h5loom-installed: $(VENV)/.installed $(HDF5_STAMP) $(PKG_SOURCES)
 	$(PYTHON) -m pip install -q --no-build-isolation .
 	@touch $@
 
 python: $(VENV)/.h5loom-installed
 
 build: deps venv python
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_PYTHON=$(abspath $(PYTHON))
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_PYTHON=$(abspath $(PYTHON)) $(HDF5_CMAKE)
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
@@ -93,7 +115,7 @@ ASAN_TESTS ?= ^(unit-mpi|conformance-.*|capi-.*|fuzz-seeds|fuzz-replay)$$
 ASAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:check_initialization_order=1:strict_init_order=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_SANITIZE=address,undefined
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_SANITIZE=address,undefined $(HDF5_CMAKE)
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sanitizer_tests
 	rm -rf $(ASAN_BUILD)/conformance
 	$(ASAN_ENV) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -R '^unit$$'
@@ -107,7 +129,7 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_ARGS    ?=
 FUZZ_CMAKE = CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-             -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON
+             -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON $(HDF5_CMAKE)
 fuzz: deps
 	$(FUZZ_CMAKE)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target log_reader_fuzzer make_log_seeds
