@@ -1,5 +1,5 @@
-"""HDF5's datatypes beyond numbers, read by h5py (its own HDF5, its own
-process): HACC's interleaved particle records are a compound dataset that h5py
+"""HDF5's datatypes beyond numbers, read by h5py (in another process than
+the writer): HACC's interleaved particle records are a compound dataset that h5py
 reads as a structured array with field names - from the hdf5 engine's file and
 from the log engine's front file."""
 import os

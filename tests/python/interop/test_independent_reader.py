@@ -1,6 +1,6 @@
 """Files written by h5loom's hdf5 engine are plain HDF5: h5py and h5dump read
-them, in their own processes (h5py's wheel bundles its own HDF5, which must not
-share a process with h5loom's)."""
+them, in processes other than the writer's (h5py and h5loom in one process:
+tests/python/onelib)."""
 import os
 import pathlib
 import shutil

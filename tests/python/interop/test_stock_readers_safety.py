@@ -1,7 +1,10 @@
-"""Stock readers and data safety (issue 13), checked with h5py (its own HDF5):
+"""Stock readers and data safety (issue 13), checked with h5py (built against
+the project's HDF5 1.14.5):
 
 * a byte flipped anywhere in a log file's front file makes h5py raise or read
-  the exact values, and `h5loom verify` always reports it;
+  the exact values, and `h5loom verify` always reports it; one exception with
+  HDF5 before 2.0: a flip that makes a virtual dataset's source unopenable reads
+  that dataset as fill values, silently (HDF5's behaviour; see VDS_SILENT_FILL);
 * never-written elements read as 0 through h5py, from the hdf5 engine's files
   and from log front files (Python's h5loom reads into np.empty).
 """
@@ -10,6 +13,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import warnings
 
 import h5py
 import numpy as np
@@ -38,12 +42,41 @@ def expected():
     return {"whole": np.arange(4096.0), "never": np.zeros(300, dtype="i4"), "part": part}
 
 
-def read_with_h5py(path):
-    """Every dataset h5py reads must be exact; returns whether h5py raised."""
+# HDF5 before 2.0 reads a virtual dataset whose source dataset cannot be opened
+# (here: a flipped byte in the source's group header, caught by its checksum) as
+# the fill value, without an error; HDF5 2.0 raises. h5py here is built against
+# the project's HDF5 1.14.5 (docs/building.md): such reads are counted apart.
+VDS_SILENT_FILL = h5py.version.hdf5_version_tuple < (2, 0, 0)
+
+
+def unreadable_vds_source(f, name):
+    """Whether dataset `name` is virtual and one of its sources in this file does not open."""
+    ds = f[name]
+    if not ds.is_virtual:
+        return False
+    for src in ds.virtual_sources():
+        if src.file_name != ".":
+            continue
+        try:
+            f[src.dset_name].id
+        except (OSError, KeyError, RuntimeError, ValueError):
+            return True
+    return False
+
+
+def read_with_h5py(path, silent=None):
+    """Every dataset h5py reads must be exact; returns whether h5py raised. A
+    virtual dataset read as fill values because a source of it does not open is
+    appended to `silent` (HDF5 < 2.0 only), not an error."""
     try:
         with h5py.File(path, "r") as f:
             for name, want in expected().items():
-                np.testing.assert_array_equal(f[name][...], want, err_msg=name)
+                got = f[name][...]
+                if silent is not None and VDS_SILENT_FILL and not np.array_equal(got, want) \
+                        and unreadable_vds_source(f, name):
+                    silent.append(name)
+                    continue
+                np.testing.assert_array_equal(got, want, err_msg=name)
             assert f.attrs["title"] in ("safety", b"safety")
     except (OSError, KeyError, RuntimeError, ValueError, TypeError):
         return True
@@ -64,6 +97,7 @@ def test_flipped_bytes_in_the_front_file_raise_in_h5py_or_read_exactly(tmp_path)
     os.chdir(tmp_path)
     size = ref.stat().st_size
     raised = 0
+    silent = []  # HDF5 < 2.0: virtual datasets read as fill values (VDS_SILENT_FILL)
     for offset in range(0, size, max(1, size // 60)):
         case = tmp_path / "case.h5"
         shutil.rmtree(str(case) + ".loom", ignore_errors=True)
@@ -71,8 +105,11 @@ def test_flipped_bytes_in_the_front_file_raise_in_h5py_or_read_exactly(tmp_path)
         data = bytearray(ref.read_bytes())
         data[offset] ^= 0x5A
         case.write_bytes(bytes(data))
-        raised += read_with_h5py(case)  # else: exact (asserted inside)
+        raised += read_with_h5py(case, silent)  # else: exact (asserted inside)
         out = subprocess.run([str(BUILD / "h5loom"), "verify", str(case)], capture_output=True, text=True,
                              timeout=120, env=NO_MPI_ENV)
         assert out.returncode != 0, f"verify missed a flip at byte {offset} of the front file"
     assert raised > 0  # HDF5's metadata checksums (newest format) catch flips in the metadata
+    if silent:
+        warnings.warn(f"HDF5 {h5py.version.hdf5_version}: {len(silent)} flips made a virtual dataset read as fill "
+              f"values (its source does not open): {silent}")  # shown in pytest's summary
