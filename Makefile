@@ -39,10 +39,10 @@ $(VENV)/.installed: requirements-dev.txt | deps
 # no wheel cache (a cached wheel may be linked to another HDF5).
 $(VENV)/.h5py-installed: requirements-h5py.txt $(VENV)/.installed $(HDF5_STAMP)
 	@echo "h5py: building from source against $(H5LOOM_HDF5_PREFIX) (one time per .venv, about 3 min)"
-	CC=mpicc HDF5_MPI=ON HDF5_DIR=$(H5LOOM_HDF5_PREFIX) $(PYTHON) -m pip install -q --no-cache-dir \
-	  --no-binary=h5py --no-build-isolation --no-deps --force-reinstall -r requirements-h5py.txt
-	$(PYTHON) -c "import h5py; v = h5py.version.hdf5_version; assert v == '1.14.5' and h5py.get_config().mpi, v; \
-	  print('h5py', h5py.__version__, 'with HDF5', v, 'and MPI')"
+	@start=$$(date +%s) && CC=mpicc HDF5_MPI=ON HDF5_DIR=$(H5LOOM_HDF5_PREFIX) $(PYTHON) -m pip install -q \
+	  --no-cache-dir --no-binary=h5py --no-build-isolation --no-deps --force-reinstall -r requirements-h5py.txt && \
+	  $(PYTHON) -c "import h5py; v = h5py.version.hdf5_version; assert v == '1.14.5' and h5py.get_config().mpi, v; \
+	  print('h5py', h5py.__version__, 'built against HDF5', v, 'with MPI in', $$(( $$(date +%s) - start )), 's')"
 	@touch $@
 
 venv: $(VENV)/.installed $(VENV)/.h5py-installed
