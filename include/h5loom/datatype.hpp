@@ -4,7 +4,12 @@
 //  * compound: named members at byte offsets, each of any datatype (nested
 //    compounds included) - a C struct, a numpy structured dtype;
 //  * fixed-length strings: `length` bytes per element, NUL-padded, ASCII or UTF-8;
-//  * enums: names for the values of an integer scalar.
+//  * variable-length strings: each element a std::string in memory (HDF5's
+//    variable-length strings in files); not inside compounds;
+//  * enums: names for the values of an integer scalar;
+//  * object references: an ObjectRef (8 bytes) naming a group or dataset of
+//    the same file (Group::reference / Group::dereference); usable in
+//    datasets, attributes and compound members (what dimension scales need).
 //
 // A Datatype is a small value (a class, a scalar, and a shared description of
 // members or names); copies are cheap and compare by value. Memory layout is
@@ -14,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +30,17 @@
 #include "h5loom/errors.hpp"
 
 namespace h5loom {
+
+// A reference to a group or dataset of one file, as an engine numbers it: an
+// opaque token, 0 for "no object". Only the file that made it resolves it
+// (Group::dereference); copies between files translate it (h5loom convert).
+struct ObjectRef {
+  uint64_t token = 0;
+  bool is_null() const { return token == 0; }
+  bool operator==(const ObjectRef& o) const { return token == o.token; }
+  bool operator!=(const ObjectRef& o) const { return token != o.token; }
+};
+static_assert(sizeof(ObjectRef) == 8, "an ObjectRef is stored as 8 bytes");
 
 // The numeric element types (HDF5's native ones).
 enum class Scalar : uint8_t {
@@ -65,7 +82,7 @@ struct Member;
 
 class Datatype {
  public:
-  enum class Class : uint8_t { Scalar, Compound, String, Enum };
+  enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference };
   enum class Charset : uint8_t { Ascii, Utf8 };
 
   // The scalars by their old names: Datatype::Float64 is a Datatype.
@@ -81,21 +98,34 @@ class Datatype {
   static Datatype string(std::size_t length, Charset charset = Charset::Ascii);
   // Names for values of an integer scalar (names unique and non-empty, values distinct).
   static Datatype enumeration(Scalar base, std::vector<std::pair<std::string, int64_t>> values);
+  // Variable-length strings: in memory each element is a std::string (no NUL
+  // bytes inside); Dataset::write/read with std::string. Not a compound member.
+  static Datatype varstring(Charset charset = Charset::Ascii);
+  // Object references: each element an ObjectRef.
+  static Datatype reference();
 
   Class type_class() const { return class_; }
   bool is_scalar() const { return class_ == Class::Scalar; }
   bool is_compound() const { return class_ == Class::Compound; }
   bool is_string() const { return class_ == Class::String; }
   bool is_enum() const { return class_ == Class::Enum; }
+  bool is_varstring() const { return class_ == Class::VarString; }
+  bool is_reference() const { return class_ == Class::Reference; }
+  // References anywhere in an element (this type or a compound member, nested):
+  // their values mean something only in the file that made them.
+  bool has_references() const;
   // The scalar (an enum's: its base). DatatypeError for compounds and strings.
   Scalar scalar() const;
-  // Bytes per element in memory and in files.
+  // Bytes per element in memory (a compound's layout, sizeof(std::string) for
+  // variable-length strings, 8 for references); fixed-size types have the
+  // same size in files.
   std::size_t size() const;
   const std::vector<Member>& members() const;  // compound only
-  Charset charset() const;                     // string only
+  Charset charset() const;                     // fixed and variable-length strings
   const std::vector<std::pair<std::string, int64_t>>& enum_values() const;  // enum only
 
-  // "float64", "string[16]", "utf8[16]", "enum<uint8>{red: 0, green: 1}",
+  // "float64", "string[16]", "utf8[16]", "string" and "utf8" (variable
+  // length), "reference", "enum<uint8>{red: 0, green: 1}",
   // "compound[16]{x: float64 @0, id: int64 @8}". datatype_from_name reads every
   // name this writes back.
   std::string name() const;
@@ -137,6 +167,44 @@ Datatype datatype_from_name(std::string_view name);
 // (for h5loom dump and error messages).
 std::string format_element(const Datatype& t, const void* p);
 
+// Memory for `n` elements of any datatype, for code that handles every type
+// alike (tools, copies): bytes, or std::string objects for variable-length strings.
+class ElementBuffer {
+ public:
+  ElementBuffer() = default;
+  ElementBuffer(const Datatype& t, std::size_t n) { resize(t, n); }
+  void resize(const Datatype& t, std::size_t n) {
+    type_ = t;
+    if (t.is_varstring()) strings_.assign(n, std::string()), bytes_.clear();
+    else bytes_.assign(n * t.size(), 0), strings_.clear();
+  }
+  void* data() { return type_.is_varstring() ? static_cast<void*>(strings_.data()) : bytes_.data(); }
+  const void* element(std::size_t i) const {
+    return type_.is_varstring() ? static_cast<const void*>(&strings_[i]) : &bytes_[i * type_.size()];
+  }
+  // Bytes of data held (for variable-length strings: their characters).
+  std::size_t payload_bytes() const {
+    std::size_t n = bytes_.size();
+    for (const auto& s : strings_) n += s.size();
+    return n;
+  }
+
+ private:
+  Datatype type_;
+  std::vector<unsigned char> bytes_;
+  std::vector<std::string> strings_;
+};
+
+// Zeroes the bytes of `count` elements of `t` at `data` that no member of a
+// compound covers (C structs' padding): values that are equal then have equal
+// bytes (attributes are compared across ranks, and stored).
+void clear_padding(const Datatype& t, void* data, std::size_t count);
+
+// Calls fn(ObjectRef&) for every reference in `count` elements of `t` at
+// `data` (members of compounds included), in order; fn may change them (a copy
+// between files translates each one).
+void for_each_reference(const Datatype& t, void* data, std::size_t count, const std::function<void(ObjectRef&)>& fn);
+
 template <class T>
 constexpr Scalar scalar_of() {
   using U = std::remove_cv_t<T>;
@@ -162,7 +230,10 @@ constexpr Scalar scalar_of() {
 
 template <class T>
 Datatype datatype_of() {
-  return Datatype(scalar_of<T>());
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, std::string>) return Datatype::varstring(Datatype::Charset::Utf8);
+  else if constexpr (std::is_same_v<U, ObjectRef>) return Datatype::reference();
+  else return Datatype(scalar_of<T>());
 }
 
 }  // namespace h5loom

@@ -9,6 +9,9 @@
 //  * Datasets, groups and attributes passed to non-create calls exist.
 //  * Selections have been validated against the dataset's current shape,
 //    memory types equal the dataset's type, buffers hold exactly the selection.
+//  * Variable-length strings (conformance group "vlen_strings") are
+//    std::string elements in memory: a write's buffer is always Owned (an
+//    engine can keep it as it is), and read() assigns to the `out` strings.
 //  * Every call on an open file is collective over the file's communicator
 //    (all ranks make the same calls on the same objects in the same order),
 //    except put(): each rank puts its own writes, as many as it likes.
@@ -219,6 +222,16 @@ class Engine {
   virtual std::optional<std::string> soft_link(FileHandle& f, const std::string& path);
   // Member names of a group in the order they were created.
   virtual std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group);
+
+  // ---- object references (conformance group "references") -------------------
+  // An engine without them keeps these defaults, which raise UsageError.
+  // A token for the group or dataset `path` (links followed): not 0, the same
+  // on every rank, unchanged while the object exists (moves included), and
+  // what the engine stores for an ObjectRef in datasets and attributes.
+  virtual uint64_t object_token(FileHandle& f, const std::string& path);
+  // A path of the object `token` names; NotFoundError if it names none (it was
+  // removed, or the value was never a token of this file).
+  virtual std::string object_path(FileHandle& f, uint64_t token);
 
   // ---- datasets ------------------------------------------------------------
   // A non-empty spec.fill needs conformance group "fill"; an engine without it raises UsageError.

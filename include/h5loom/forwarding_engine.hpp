@@ -84,6 +84,8 @@ class ForwardingEngine : public Engine {
   void create_soft_link(FileHandle& f, const std::string& path, const std::string& target) override;
   std::optional<std::string> soft_link(FileHandle& f, const std::string& path) override;
   std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group) override;
+  uint64_t object_token(FileHandle& f, const std::string& path) override;
+  std::string object_path(FileHandle& f, uint64_t token) override;
   void create_dataset(FileHandle& f, const std::string& path, const DatasetSpec& spec) override;
   DatasetInfo dataset_info(FileHandle& f, const std::string& path) override;
   void extend(FileHandle& f, const std::string& path, const Dims& new_shape) override;

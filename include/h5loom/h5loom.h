@@ -178,6 +178,48 @@ loom_status loom_dataset_write_typed(loom_dataset* d, const loom_selection* sel,
 loom_status loom_dataset_read_typed(loom_dataset* d, const loom_selection* sel, const loom_type* mem_type, size_t n,
                                     void* out);
 
+/* ---- object references and variable-length strings (docs/c-api.md) ----
+ * A reference names a group or dataset of the file that made it; {0} is the
+ * null reference. It has the layout of h5loom::ObjectRef (8 bytes), so arrays
+ * of loom_ref, and C structs with loom_ref members, are what datasets and
+ * attributes of reference type (loom_type_reference) hold. Engines declaring
+ * the conformance group "references" have them; "vlen_strings" for
+ * variable-length strings (the hdf5 engine: with driver "sec2" or "core" only,
+ * on one rank; parallel HDF5 cannot write them). */
+typedef struct {
+  uint64_t token;
+} loom_ref;
+
+/* Whether an engine (a name or JSON configuration; NULL or "": $H5LOOM_ENGINE, else
+ * "hdf5") declares a conformance group ("references", "vlen_strings", ...). No MPI needed. */
+loom_status loom_engine_supports(const char* engine, const char* group, int* out);
+
+/* The datatype of references; of variable-length strings (utf8: 0 ASCII, 1 UTF-8).
+ * In C an element of variable-length strings is a char* (loom_type_size gives
+ * sizeof(char*)): they are written and read with loom_dataset_write_strings /
+ * _read_strings, not _typed; they are not compound members and have no fill value. */
+loom_status loom_type_reference(loom_type** out);
+loom_status loom_type_varstring(int utf8, loom_type** out);
+
+/* Collective. A reference to the group or dataset at `path` (relative to g, or
+ * absolute; soft links followed; "." is g itself). LOOM_ERR_NOT_FOUND if there is none. */
+loom_status loom_group_reference(loom_group* g, const char* path, loom_ref* out);
+/* Collective. The absolute path of the object `ref` names, into (buf, bufsize, needed).
+ * LOOM_ERR_NOT_FOUND for the null reference, a removed object, or a reference of another file. */
+loom_status loom_group_dereference(loom_group* g, loom_ref ref, char* buf, size_t bufsize, size_t* needed);
+
+/* Variable-length strings. write: n NUL-terminated strings (n must equal the
+ * selection's element count), copied at once (the strings may be freed as soon
+ * as the call returns); not collective, like loom_dataset_write.
+ * read (collective): out[0..n) receive malloc'd NUL-terminated strings (never
+ * NULL on success; every out[i] NULL on error); free them with loom_strings_free
+ * (or free() each). Either charset: the bytes are the file's. */
+loom_status loom_dataset_write_strings(loom_dataset* d, const loom_selection* sel, size_t n,
+                                       const char* const* strings);
+loom_status loom_dataset_read_strings(loom_dataset* d, const loom_selection* sel, size_t n, char** out);
+/* Frees out[0..n) and sets each to NULL (the array itself is the caller's). strings NULL: nothing. */
+loom_status loom_strings_free(char** strings, size_t n);
+
 /* ---- links: deleting, renaming, soft links, creation order (collective) ---- */
 loom_status loom_group_remove(loom_group* g, const char* path);
 loom_status loom_group_move(loom_group* g, const char* from, const char* to);
@@ -199,10 +241,12 @@ loom_status loom_attr_write_array(loom_object* o, const char* name, loom_datatyp
 loom_status loom_attr_write_string(loom_object* o, const char* name, const char* value);
 loom_status loom_attr_write_strings(loom_object* o, const char* name, size_t count, const char* const* values);
 loom_status loom_attr_exists(loom_object* o, const char* name, int* exists);
-/* count: elements for numbers and string arrays, bytes for a string. type is meaningless for strings. */
+/* count: elements for numbers, string arrays and typed attributes, bytes for a string. type: the
+ * number type (an enum's base); meaningless (LOOM_UINT8) for strings, compounds and references:
+ * loom_attr_type gives their loom_type. */
 loom_status loom_attr_info(loom_object* o, const char* name, loom_attr_kind* kind, loom_datatype* type,
                            size_t* count);
-/* Numbers convert to mem_type; count must equal the attribute's element count. */
+/* Numbers (and enums) convert to mem_type; count must equal the attribute's element count. */
 loom_status loom_attr_read(loom_object* o, const char* name, loom_datatype mem_type, size_t count, void* out);
 loom_status loom_attr_read_string(loom_object* o, const char* name, char* buf, size_t bufsize, size_t* needed);
 /* Element `index` of a string-array attribute. */
@@ -210,6 +254,21 @@ loom_status loom_attr_read_string_element(loom_object* o, const char* name, size
                                           size_t* needed);
 loom_status loom_attr_count(loom_object* o, size_t* count);
 loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsize, size_t* needed);
+/* Attributes of references: one (a scalar), or a 1-D array of count. read: a scalar
+ * or array attribute of references; count must equal its element count (1 for a scalar). */
+loom_status loom_attr_write_ref(loom_object* o, const char* name, loom_ref ref);
+loom_status loom_attr_write_refs(loom_object* o, const char* name, size_t count, const loom_ref* refs);
+loom_status loom_attr_read_refs(loom_object* o, const char* name, size_t count, loom_ref* out);
+/* Attributes of any fixed-size loom_type (compounds, enums, references, fixed-length
+ * strings, numbers): kind LOOM_ATTR_SCALAR (count 1) or LOOM_ATTR_ARRAY (count
+ * elements), e.g. netCDF's REFERENCE_LIST, an array of {loom_ref dataset; int32_t dim}.
+ * read: mem_type must equal the attribute's type (loom_attr_type) and count its element count. */
+loom_status loom_attr_write_typed(loom_object* o, const char* name, const loom_type* type, loom_attr_kind kind,
+                                  size_t count, const void* values);
+loom_status loom_attr_read_typed(loom_object* o, const char* name, const loom_type* mem_type, size_t count,
+                                 void* out);
+/* The attribute's datatype as a new loom_type to free (LOOM_ERR_DATATYPE for a string attribute). */
+loom_status loom_attr_type(loom_object* o, const char* name, loom_type** out);
 
 /* ---- series: steps, particles and block fields (docs/series.md) ----
  * A series is a file in the openPMD or H5Part layout. loom_series_root gives the

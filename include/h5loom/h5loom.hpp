@@ -167,6 +167,14 @@ class Group : public Object {
   void create_soft_link(const std::string& path, const std::string& target);
   // The target if `path` is a soft link.
   std::optional<std::string> soft_link(const std::string& path) const;
+  // ---- object references (engines declaring "references"); collective ----
+  // A reference to the group or dataset at `path` (soft links followed), to
+  // store in datasets or attributes of reference type (Datatype::reference()).
+  ObjectRef reference(const std::string& path) const;
+  // The absolute path of the object `ref` names. NotFoundError for a null
+  // reference, or one whose object is gone (or that this file never made).
+  std::string dereference(ObjectRef ref) const;
+
   // Every group and dataset below this group, depth first, members in name
   // order: fn(absolute path, kind). Collective like list().
   void visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const;

@@ -84,7 +84,9 @@ struct DatasetInfo {
 };
 
 // A scalar, a 1-D array of one numeric type, a string, or a 1-D array of strings
-// (openPMD's axisLabels).
+// (openPMD's axisLabels). Scalars and arrays may also be of any fixed-size
+// datatype (compounds, enums, references: netCDF's REFERENCE_LIST is an array
+// of {dataset: reference, dim: int32}), built with from_raw.
 class AttributeValue {
  public:
   enum class Kind { Scalar, Array, String, StringArray };
@@ -103,8 +105,13 @@ class AttributeValue {
   AttributeValue(std::string s) : kind_(Kind::String), text_(std::move(s)) {}
   AttributeValue(const char* s) : AttributeValue(std::string(s)) {}
   AttributeValue(std::vector<std::string> strings) : kind_(Kind::StringArray), strings_(std::move(strings)) {}
+  // Object references (Group::reference) as an attribute: one, or a 1-D array.
+  AttributeValue(ObjectRef r) : AttributeValue(from_raw(Kind::Scalar, Datatype::reference(), 1, &r)) {}
+  AttributeValue(const std::vector<ObjectRef>& refs)
+      : AttributeValue(from_raw(Kind::Array, Datatype::reference(), refs.size(), refs.data())) {}
 
-  // Raw constructor used by engines: `count` elements of `dtype` at `data`.
+  // Raw constructor used by engines: `count` elements of `dtype` at `data`
+  // (any fixed-size datatype; strings are Kind::String with `count` bytes).
   static AttributeValue from_raw(Kind kind, Datatype dtype, std::size_t count, const void* data);
 
   Kind kind() const { return kind_; }
@@ -135,6 +142,9 @@ class AttributeValue {
   }
   const std::string& as_string() const;
   const std::vector<std::string>& as_strings() const;
+  // The references of a reference attribute (a scalar gives one).
+  std::vector<ObjectRef> as_references() const;
+
 
   std::string to_string() const;  // human-readable, for tools and error messages
   bool operator==(const AttributeValue& o) const {

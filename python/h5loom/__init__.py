@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import reprlib
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional, Sequence, Tuple, Union
@@ -34,16 +33,20 @@ import numpy as np
 from ._errors import *  # noqa: F401,F403
 from ._errors import CLASSES as _ERROR_CLASSES, __all__ as _ERROR_NAMES
 from . import _core
-from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _is_plain_numeric, _np_dtype, _records, _type_name,
-                      enum_dtype, string_dtype)
+from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _has_refs, _is_plain_numeric, _is_vlen, _np_dtype,
+                      _raw_dtype, _records, _refs_from_raw, _refs_to_raw, Reference, enum_dtype,
+                      ref_dtype, string_dtype)
 from ._core import Selection
+from ._attributes import AttributeManager
+from ._values import _as_data_array, _checked_values, _selection_for
 
 from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
 from . import profile  # noqa: E402  (h5loom.profile.load)
 
 __version__ = "0.1.0"
 __all__ = [
-    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "string_dtype", "enum_dtype", "SoftLink",
+    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
+    "enum_dtype", "ref_dtype", "Reference", "SoftLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
     *_ERROR_NAMES,
 ]
@@ -56,6 +59,13 @@ _MODES = {"r": 0, "r+": 1, "w": 2, "w-": 3, "x": 3}
 def engines() -> list[str]:
     """Names of the registered storage engines."""
     return list(_core.engine_names())
+
+
+def engine_groups(engine: Union[None, str, Mapping[str, Any]] = None) -> list[str]:
+    """The conformance groups an engine declares (sorted), e.g. whether it keeps
+    references (``"references"``) or variable-length strings (``"vlen_strings"``).
+    ``engine``: a name, JSON string or dict as for File; default ``$H5LOOM_ENGINE``, else hdf5."""
+    return list(_core.engine_groups(_engine_config(engine)))
 
 
 # ---- helpers ---------------------------------------------------------------------
@@ -79,156 +89,8 @@ def _engine_config(engine: Union[None, str, Mapping[str, Any]]) -> str:
     raise ConfigError(f"engine must be a name, a JSON string or a dict, not {type(engine).__name__}")
 
 
-def _selection_for(key: Any, shape: Tuple[int, ...], path: str) -> Tuple[Selection, Tuple[int, ...]]:
-    """numpy-style basic indexing -> (hyperslab selection, shape of the result)."""
-    if isinstance(key, Selection):
-        return key, tuple(key.selected_shape(list(shape)))
-    if not isinstance(key, tuple):
-        key = (key,)
-    if sum(k is Ellipsis for k in key) > 1:
-        raise SelectionError(f"an index can only have one ellipsis (dataset '{path}')")
-    if Ellipsis in key:
-        i = key.index(Ellipsis)
-        key = key[:i] + (slice(None),) * (len(shape) - len(key) + 1) + key[i + 1:]
-    if len(key) > len(shape):
-        raise SelectionError(f"too many indices for dataset '{path}': {len(key)} given, "
-                             f"it has {len(shape)} dimensions")
-    key = key + (slice(None),) * (len(shape) - len(key))
-    start, count, stride, out_shape = [], [], [], []
-    for d, (k, n) in enumerate(zip(key, shape)):
-        if isinstance(k, slice):
-            b, e, s = k.indices(n)
-            if s <= 0:
-                raise SelectionError(f"slice step {s} in dimension {d} of dataset '{path}': "
-                                     "only positive steps are supported")
-            c = len(range(b, e, s))
-            start.append(b if c else 0)
-            count.append(c)
-            stride.append(s)
-            out_shape.append(c)
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            i = int(k)
-            if not -n <= i < n:
-                raise SelectionError(f"index {i} is out of bounds for dimension {d} of dataset '{path}' "
-                                     f"with size {n}")
-            start.append(i % n)
-            count.append(1)
-            stride.append(1)
-        else:
-            raise SelectionError(f"unsupported index {k!r} in dimension {d} of dataset '{path}': use integers, "
-                                 "slices with positive steps, '...' or an h5loom.Selection")
-    return Selection.hyperslab(start, count, stride), tuple(out_shape)
-
-
-def _checked_values(data: Any, dt: np.dtype, path: str) -> np.ndarray:
-    """Scalars, lists and numpy scalars as an array of ``dt``, under the rule
-    numpy arrays follow (Dataset._prepare): no write may silently lose values.
-
-    numpy scalars carry a dtype: numpy's "safe" casts, as for arrays. Python
-    numbers have none, so they follow numpy's rule for them (NEP 50): an int
-    fits any type whose range holds its value; a float goes into a float type
-    (unless it overflows to inf), never into an integer type, where it would
-    be truncated (1.7 -> 1) or wrap (3e9 -> -2147483648 in int32)."""
-    def lost(why: str) -> DatatypeError:
-        return DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of type {dt} "
-                             f"without losing values: {why}")
-    try:
-        natural = np.asarray(data)
-    except (TypeError, ValueError) as e:
-        raise DatatypeError(f"cannot write {type(data).__name__} to dataset '{path}' of type {dt}: {e}") from None
-    kind = natural.dtype.kind
-    if isinstance(data, np.generic):
-        if kind not in _SUPPORTED_KINDS or not np.can_cast(natural.dtype, dt, casting="safe"):
-            raise lost(f"{natural.dtype} does not convert safely to {dt}")
-    elif kind == "O":  # Python ints beyond 64 bits, or a mix numpy could not type
-        flat = natural.ravel()
-        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in flat):
-            raise lost("the values are not all numbers of one kind")
-        if dt.kind in "iu":
-            info = np.iinfo(dt)
-            if any(not info.min <= int(v) <= info.max for v in flat):
-                raise lost(f"outside the range of {dt}, [{info.min}, {info.max}]")
-        elif dt.kind == "f" and any(abs(int(v)) > np.finfo(dt).max for v in flat):
-            raise lost(f"too large for {dt}")
-    elif kind in "iu":
-        if dt.kind in "iu" and natural.size:
-            info = np.iinfo(dt)
-            lo, hi = int(natural.min()), int(natural.max())
-            if lo < info.min or hi > info.max:
-                raise lost(f"outside the range of {dt}, [{info.min}, {info.max}]")
-    elif kind == "f":
-        if dt.kind in "iu":
-            raise lost(f"a float does not convert to the integer type {dt} (it would be truncated or wrap); "
-                       "round it and pass an integer")
-        with np.errstate(over="ignore"):
-            converted = natural.astype(dt)
-        if np.any(np.isinf(converted) & np.isfinite(natural)):
-            raise lost(f"too large for {dt}")
-        return converted
-    else:
-        raise DatatypeError(f"cannot write {reprlib.repr(data)} ({natural.dtype}) to dataset '{path}' of type {dt}: "
-                            "only numbers can be written")
-    return np.asarray(natural, dtype=dt)
-
-
 def _squeezed(shape: Tuple[int, ...]) -> Tuple[int, ...]:
     return tuple(n for n in shape if n != 1)
-
-
-# ---- attributes ------------------------------------------------------------------
-
-
-class AttributeManager(Mapping):
-    """The attributes of a file, group or dataset, as a dict: ``obj.attrs["units"] = "m"``.
-
-    Values are strings, lists of strings, scalars (returned as numpy scalars) or 1-D
-    arrays of int8..int64, uint8..uint64, float32, float64. Setting replaces any old value.
-    """
-
-    def __init__(self, obj: "_core.Object") -> None:
-        self._obj = obj
-
-    def __getitem__(self, name: str) -> Any:
-        kind, dtype, payload = self._obj.attribute(name)
-        if kind in ("string", "strings"):
-            return payload if kind == "string" else list(payload)
-        values = np.frombuffer(payload, dtype=_np_dtype(dtype)).copy()
-        return values[0] if kind == "scalar" else values
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        if isinstance(value, bytes):
-            value = value.decode("utf-8")
-        if isinstance(value, str):
-            self._obj.set_attribute_string(name, value)
-            return
-        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
-            self._obj.set_attribute_strings(name, list(value))
-            return
-        arr = np.asarray(value)
-        where = f"attribute '{name}' on '{self._obj.path}'"
-        if arr.dtype.kind in "US" and arr.ndim == 0:
-            self._obj.set_attribute_string(name, str(arr))
-            return
-        if arr.ndim > 1:
-            raise DatatypeError(f"{where}: attributes hold a scalar, a 1-D array or a string, "
-                                f"not an array of shape {arr.shape}")
-        if arr.dtype.kind == "b":
-            raise DatatypeError(f"{where}: booleans are not supported; store 0/1 as an integer type")
-        canonical = _dtype_name(arr.dtype, where)
-        flat = np.ascontiguousarray(arr.reshape(-1), dtype=_np_dtype(canonical))
-        self._obj.set_attribute_numeric(name, flat, arr.ndim == 0)
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self._obj.has_attribute(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._obj.attribute_names())
-
-    def __len__(self) -> int:
-        return len(self._obj.attribute_names())
-
-    def __repr__(self) -> str:
-        return f"<h5loom attributes of '{self._obj.path}': {list(self)}>"
 
 
 # ---- the object model ------------------------------------------------------------
@@ -258,6 +120,13 @@ class _Node:
     def attrs(self) -> AttributeManager:
         """The object's attributes, dict-like."""
         return AttributeManager(self._obj)
+
+    @property
+    def ref(self) -> Reference:
+        """A reference to this group or dataset (as h5py's ``obj.ref``), to store in
+        datasets or attributes; ``f[ref]`` opens the object again. Collective;
+        engines with the "references" group."""
+        return Reference(self.file._obj.reference(self.path))
 
 
 class SoftLink:
@@ -308,7 +177,7 @@ class Group(_Node):
         data: written to the whole dataset; every rank passes the same data (rank 0 writes it).
         fillvalue: the value of elements never written (engines with the "fill" group).
         """
-        arr = None if data is None else np.asarray(data)
+        arr = None if data is None else _as_data_array(data, dtype)
         if shape is None:
             if arr is None:
                 raise UsageError(f"create_dataset('{path}'): give a shape or data")
@@ -330,6 +199,9 @@ class Group(_Node):
             chunk_dims = [int(c) for c in chunks]
         fill = None
         if fillvalue is not None:
+            if _is_vlen(_np_dtype(dt)) or _has_refs(_np_dtype(dt)):
+                raise DatatypeError(f"create_dataset('{path}'): a dataset of {dt} has no fill value (unwritten "
+                                    "elements read as empty strings and null references)")
             fill = _records([fillvalue], _np_dtype(dt), path).tobytes()
         ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill),
                      self._file)
@@ -340,7 +212,10 @@ class Group(_Node):
                 ds.write(np.empty((0,), dtype=_np_dtype(dt)), Selection.none())
         return ds
 
-    def __getitem__(self, path: str) -> Union["Group", "Dataset"]:
+    def __getitem__(self, path: Union[str, Reference]) -> Union["Group", "Dataset"]:
+        """The group or dataset at ``path`` (relative or absolute), or the one a Reference names."""
+        if isinstance(path, Reference):
+            path = self.dereference(path)
         kind = self._obj.kind(path)
         if kind == "dataset":
             return Dataset(self._obj.dataset(path), self._file)
@@ -361,6 +236,14 @@ class Group(_Node):
     def __delitem__(self, name: str) -> None:
         """Delete a dataset, a soft link, or a group with everything below it. Collective."""
         self._obj.remove(name)
+
+    def dereference(self, ref: Reference) -> str:
+        """The absolute path of the object ``ref`` names (``self[ref]`` opens it).
+        NotFoundError for a null reference, a removed object, or a reference of
+        another file. Collective."""
+        if not isinstance(ref, Reference):
+            raise DatatypeError(f"dereference: {ref!r} is not an h5loom.Reference")
+        return self._obj.dereference(ref.token)
 
     def move(self, source: str, dest: str) -> None:
         """Rename ``source`` to ``dest`` (missing parents of ``dest`` are created). Collective."""
@@ -428,9 +311,16 @@ class Dataset(_Node):
 
     @property
     def fillvalue(self) -> Any:
-        """The value of elements never written (zero unless one was set)."""
+        """The value of elements never written (zero unless one was set; an empty
+        string or a null Reference for those types, which have no fill value)."""
+        dt = self.dtype
+        if _is_vlen(dt):
+            return ""
         raw = self._obj.fill_value
-        return np.frombuffer(raw, dtype=self.dtype)[0] if raw else np.zeros((), dtype=self.dtype)[()]
+        if _has_refs(dt):
+            zero = np.zeros((), dtype=_raw_dtype(dt))
+            return _refs_from_raw(zero, dt)[()]
+        return np.frombuffer(raw, dtype=dt)[0] if raw else np.zeros((), dtype=dt)[()]
 
     @property
     def ndim(self) -> int:
@@ -471,14 +361,21 @@ class Dataset(_Node):
         shape = tuple(sel.selected_shape(list(self.shape)))
         if sel.kind == "none":
             shape = (0,)
+        dt = self.dtype
         if out is None:
-            out = np.empty(shape, dtype=self.dtype)
-        elif out.dtype != self.dtype or not out.flags.c_contiguous or not out.flags.writeable:
+            out = np.empty(shape, dtype=dt)
+        elif out.dtype != dt or not out.flags.c_contiguous or not out.flags.writeable:
             raise DatatypeError(f"read of dataset '{self.path}': out must be a writeable C-contiguous "
-                                f"{self.dtype} array, not {out.dtype}"
+                                f"{dt} array, not {out.dtype}"
                                 f"{'' if out.flags.c_contiguous else ' (not contiguous)'}")
-        if _is_plain_numeric(self.dtype):
+        if _is_plain_numeric(dt):
             self._obj.read(sel, out)
+        elif _is_vlen(dt):  # str objects, whatever the encoding
+            out.reshape(-1)[:] = self._obj.read_strings(sel, out.size)
+        elif _has_refs(dt):  # the tokens, then Reference objects
+            raw = np.empty(out.shape, dtype=_raw_dtype(dt))
+            self._obj.read_bytes(sel, raw.reshape(-1).view(np.uint8))
+            _refs_from_raw(raw, dt, out)
         else:
             self._obj.read_bytes(sel, out.reshape(-1).view(np.uint8))
         return out
@@ -494,8 +391,14 @@ class Dataset(_Node):
         sel = Selection.all() if selection is None else selection
         target = tuple(sel.selected_shape(list(self.shape))) if sel.kind != "none" else (0,)
         arr, fresh = self._prepare(data, target)
-        if _is_plain_numeric(self.dtype):
+        dt = self.dtype
+        if _is_plain_numeric(dt):
             self._obj.write(sel, arr, copy and not fresh)
+        elif _is_vlen(dt):  # bytes objects, copied by the core at once
+            self._obj.write_strings(sel, arr.reshape(-1).tolist())
+        elif _has_refs(dt):  # Reference objects as their tokens: a new array
+            raw = _refs_to_raw(arr, dt, self.path)
+            self._obj.write_bytes(sel, raw.reshape(-1).view(np.uint8), False)
         else:  # compound, string, enum: the elements' bytes (a view: the array stays alive through it)
             self._obj.write_bytes(sel, arr.reshape(-1).view(np.uint8), copy and not fresh)
 

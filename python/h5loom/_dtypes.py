@@ -1,11 +1,19 @@
 """numpy dtypes and h5loom datatypes: numbers, structured dtypes (compounds),
-fixed-length strings and enums, converted both ways through the datatype names
-of the C++ core (``compound[16]{x: float64 @0, ...}``)."""
+fixed-length and variable-length strings, enums and object references,
+converted both ways through the datatype names of the C++ core
+(``compound[16]{x: float64 @0, ...}``, ``utf8``, ``reference``).
+
+Variable-length strings and references are numpy object dtypes marked with
+metadata, as in h5py: ``string_dtype()`` is ``dtype('O')`` with
+``{"vlen": str, "encoding": "utf-8"}``, ``ref_dtype`` is ``dtype('O')`` with
+``{"ref": Reference}``. Their elements are Python objects, so they travel to
+and from the core converted: strings as bytes, references as their 8-byte
+tokens (the "raw" dtype, where each reference is a ``<u8``)."""
 from __future__ import annotations
 
 import reprlib
 from collections.abc import Mapping
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
@@ -13,14 +21,199 @@ from . import _core
 from ._errors import DatatypeError
 
 _SUPPORTED_KINDS = {"i", "u", "f"}
+_U64_MAX = 2**64 - 1
 
 
-def string_dtype(length: int, encoding: str = "utf-8") -> np.dtype:
-    """A fixed-length string dtype of ``length`` bytes (NUL-padded) in ``encoding``
-    ("utf-8" or "ascii"): numpy bytes ``S<length>`` marked with the encoding."""
-    if encoding.lower().replace("-", "") not in ("utf8", "ascii"):
+class Reference:
+    """A reference to a group or dataset of one file: ``obj.ref`` makes one,
+    ``f[ref]`` opens the object, ``f.dereference(ref)`` gives its path.
+
+    An immutable value (a token the engine chose): hashable, equal to the
+    references to the same object, false when null (``Reference()``). Only the
+    file that made it resolves it. Store it in datasets and attributes of
+    ``h5loom.ref_dtype`` (or in a field of a structured dtype)."""
+
+    __slots__ = ("_token",)
+
+    def __init__(self, token: int = 0) -> None:
+        if isinstance(token, Reference):
+            token = token.token
+        if isinstance(token, bool) or not isinstance(token, (int, np.integer)) or not 0 <= int(token) <= _U64_MAX:
+            raise DatatypeError(f"Reference({token!r}): a reference token is an integer in [0, 2**64)")
+        object.__setattr__(self, "_token", int(token))
+
+    @property
+    def token(self) -> int:
+        """The engine's token (0 for the null reference)."""
+        return self._token
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("h5loom.Reference is immutable")
+
+    def __bool__(self) -> bool:
+        return self._token != 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reference) and other._token == self._token
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(("h5loom.Reference", self._token))
+
+    def __reduce__(self) -> Any:
+        return (Reference, (self._token,))
+
+    def __repr__(self) -> str:
+        return f"<h5loom.Reference {self._token}>" if self._token else "<h5loom.Reference (null)>"
+
+
+Reference.__module__ = "h5loom"  # its public name (repr, pickles)
+
+# h5py's spelling: a numpy object dtype whose elements are Reference objects.
+ref_dtype = np.dtype("O", metadata={"ref": Reference})
+
+
+def _encoding_name(encoding: str) -> str:
+    e = str(encoding).lower().replace("-", "").replace("_", "")
+    if e not in ("utf8", "ascii"):
         raise DatatypeError(f"string_dtype: encoding {encoding!r} is not 'utf-8' or 'ascii'")
-    return np.dtype(f"S{int(length)}", metadata={"encoding": encoding.lower()})
+    return "utf-8" if e == "utf8" else "ascii"
+
+
+def string_dtype(encoding: Union[str, int] = "utf-8", length: Union[None, int, str] = None) -> np.dtype:
+    """A string dtype, as h5py's ``string_dtype``: ``length=None`` for
+    variable-length strings (a numpy object dtype marked
+    ``{"vlen": str, "encoding": ...}``; they read back as ``str`` objects),
+    ``length=N`` for fixed-length strings of N bytes, NUL-padded (numpy bytes
+    ``S<N>`` marked with the encoding). ``encoding``: "utf-8" or "ascii".
+
+    ``string_dtype(16)`` (a length first, this package's older order) is
+    ``string_dtype(length=16)``."""
+    if isinstance(encoding, (int, np.integer)) and not isinstance(encoding, bool):
+        encoding, length = (length if isinstance(length, str) else "utf-8"), encoding
+    enc = _encoding_name(encoding)  # type: ignore[arg-type]
+    if length is None:
+        return np.dtype("O", metadata={"vlen": str, "encoding": enc})
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or int(length) < 1:
+        raise DatatypeError(f"string_dtype: length {length!r} is not a positive integer (None: variable length)")
+    return np.dtype(f"S{int(length)}", metadata={"encoding": enc})
+
+
+def _is_vlen(dt: np.dtype) -> bool:
+    """A dtype of variable-length strings (ours, or h5py's ``{"vlen": str|bytes}``)."""
+    return dt.kind == "O" and dt.fields is None and bool(dt.metadata) and "vlen" in dt.metadata  # type: ignore
+
+
+def _vlen_encoding(dt: np.dtype) -> str:
+    md = dt.metadata or {}
+    if "encoding" in md:
+        return _encoding_name(md["encoding"])
+    return "ascii" if md.get("vlen") is bytes else "utf-8"  # h5py: vlen=bytes is ASCII
+
+
+def _is_ref(dt: np.dtype) -> bool:
+    return dt.kind == "O" and dt.fields is None and bool(dt.metadata) and "ref" in dt.metadata  # type: ignore
+
+
+def _has_refs(dt: np.dtype) -> bool:
+    """References anywhere in an element (the dtype itself or a field, nested)."""
+    if dt.fields is None:
+        return _is_ref(dt)
+    return any(_has_refs(field[0]) for field in dt.fields.values())
+
+
+def _raw_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype of the bytes the core moves: each reference a ``<u8`` token."""
+    if _is_ref(dt):
+        return np.dtype("<u8")
+    if dt.fields is None or not _has_refs(dt):
+        return dt
+    names = list(dt.names)
+    return np.dtype({"names": names, "formats": [_raw_dtype(dt.fields[n][0]) for n in names],
+                     "offsets": [dt.fields[n][1] for n in names], "itemsize": dt.itemsize})
+
+
+def _token_of(value: Any, path: str) -> int:
+    if isinstance(value, Reference):
+        return value.token
+    if value is None:
+        return 0
+    raise DatatypeError(f"cannot write {reprlib.repr(value)} as a reference in '{path}': "
+                        "references are h5loom.Reference objects (obj.ref), or None for a null one")
+
+
+def _refs_to_raw(arr: np.ndarray, dt: np.dtype, path: str) -> np.ndarray:
+    """An array of ``dt`` (references as Reference objects) as its raw dtype (tokens)."""
+    raw = np.empty(arr.shape, dtype=_raw_dtype(dt))
+    _copy_to_raw(raw, arr, dt, path)
+    return raw
+
+
+def _copy_to_raw(raw: np.ndarray, arr: np.ndarray, dt: np.dtype, path: str) -> None:
+    if _is_ref(dt):
+        raw[...] = np.array([_token_of(v, path) for v in arr.ravel().tolist()], dtype="<u8").reshape(arr.shape)
+    elif dt.fields is not None and _has_refs(dt):
+        for name in dt.names:
+            _copy_to_raw(raw[name], arr[name], dt.fields[name][0], path)
+    else:
+        raw[...] = arr
+
+
+def _refs_from_raw(raw: np.ndarray, dt: np.dtype, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """Raw elements (tokens) as an array of ``dt`` with Reference objects (into ``out`` if given)."""
+    if out is None:
+        out = np.empty(raw.shape, dtype=dt)
+    _copy_from_raw(out, raw, dt)
+    return out
+
+
+def _copy_from_raw(out: np.ndarray, raw: np.ndarray, dt: np.dtype) -> None:
+    if _is_ref(dt):
+        refs = np.empty(raw.size, dtype=object)
+        refs[:] = [Reference(t) for t in raw.ravel().tolist()]
+        out[...] = refs.reshape(raw.shape)
+    elif dt.fields is not None and _has_refs(dt):
+        for name in dt.names:
+            _copy_from_raw(out[name], raw[name], dt.fields[name][0])
+    else:
+        out[...] = raw
+
+
+def _strings_for(data: Any, dt: np.dtype, path: str) -> np.ndarray:
+    """Data for a dataset of variable-length strings: an object array of bytes,
+    each value a ``str`` (encoded) or ``bytes`` (as they are) that is valid
+    text of the dataset's encoding. Anything else (numbers, None) is refused."""
+    enc = _vlen_encoding(dt)
+    if isinstance(data, np.ndarray):
+        if data.dtype.kind not in "USO":
+            raise DatatypeError(f"cannot write {data.dtype} data to dataset '{path}' of variable-length strings")
+        arr = data.astype(object)
+    else:
+        try:
+            arr = np.asarray(data, dtype=object)
+        except (TypeError, ValueError) as e:
+            raise DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of variable-length "
+                                f"strings: {e}") from None
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(arr.ravel().tolist()):
+        try:
+            if isinstance(v, str):
+                flat[i] = v.encode(enc)
+            elif isinstance(v, bytes):
+                v.decode(enc)  # must be text of the dataset's encoding
+                flat[i] = v
+            else:
+                raise DatatypeError(f"{reprlib.repr(v)} is not a str or bytes")
+        except UnicodeError as e:
+            raise DatatypeError(f"cannot write {reprlib.repr(v)} to dataset '{path}' of variable-length {enc} "
+                                f"strings: {e}") from None
+        except DatatypeError as e:
+            raise DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of variable-length "
+                                f"strings: {e}") from None
+    return out
 
 
 def enum_dtype(values: Mapping[str, int], basetype: Any = "i1") -> np.dtype:
@@ -42,7 +235,8 @@ def _is_plain_numeric(dt: np.dtype) -> bool:
 
 
 def _type_name(dt: np.dtype, what: str) -> str:
-    """The h5loom datatype name of a numpy dtype (numbers, structured, S<n>, enums)."""
+    """The h5loom datatype name of a numpy dtype (numbers, structured, S<n>,
+    variable-length strings, references, enums)."""
     if dt.byteorder == ">":
         raise DatatypeError(f"{what}: big-endian dtype {dt} is not supported; use {dt.newbyteorder('<')}")
     if dt.fields is not None:
@@ -51,9 +245,22 @@ def _type_name(dt: np.dtype, what: str) -> str:
             sub, offset = field[0], field[1]
             if sub.subdtype is not None:
                 raise DatatypeError(f"{what}: field '{name}' is an array ({sub}); h5loom compounds hold scalars, "
-                                    "strings, enums and compounds")
+                                    "strings, enums, references and compounds")
+            if _is_vlen(sub) or sub.kind == "U":
+                raise DatatypeError(f"{what}: field '{name}' is a variable-length string ({sub}), which h5loom "
+                                    "keeps only as a whole dataset's dtype; use fixed-length strings "
+                                    "(string_dtype(length=N) or 'S<N>')")
             members.append(f"{_quoted(name)}: {_type_name(sub, what)} @{offset}")
         return f"compound[{dt.itemsize}]{{{', '.join(members)}}}"
+    if _is_vlen(dt):
+        return "utf8" if _vlen_encoding(dt) == "utf-8" else "string"
+    if _is_ref(dt):
+        return "reference"
+    if dt.kind == "U":  # numpy's text (fixed width in UTF-32): variable-length UTF-8 strings
+        return "utf8"
+    if dt.kind == "O":
+        raise DatatypeError(f"{what}: object dtype without h5loom's metadata; use h5loom.string_dtype() "
+                            "(variable-length strings) or h5loom.ref_dtype (references)")
     if dt.kind == "S":
         utf8 = (dt.metadata or {}).get("encoding", "ascii").replace("-", "") == "utf8"
         return f"{'utf8' if utf8 else 'string'}[{dt.itemsize}]"
@@ -63,12 +270,14 @@ def _type_name(dt: np.dtype, what: str) -> str:
         return f"enum<{base}>{{{names}}}"
     if dt.kind not in _SUPPORTED_KINDS or dt.itemsize not in ((1, 2, 4, 8) if dt.kind != "f" else (4, 8)):
         raise DatatypeError(f"{what}: dtype {dt} is not supported (int8..int64, uint8..uint64, float32, float64, "
-                            "structured dtypes, S<n> strings, enum_dtype)")
+                            "structured dtypes, S<n> strings, string_dtype(), ref_dtype, enum_dtype)")
     return f"{'int' if dt.kind == 'i' else 'uint' if dt.kind == 'u' else 'float'}{dt.itemsize * 8}"
 
 
 def _dtype_name(dtype: Any, what: str) -> str:
-    """h5loom datatype name of a numpy dtype-like."""
+    """h5loom datatype name of a numpy dtype-like (``str``: variable-length UTF-8 strings)."""
+    if dtype is str:
+        return "utf8"
     try:
         dt = np.dtype(dtype)
     except TypeError as e:
@@ -82,6 +291,10 @@ def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
         return np.dtype(tree[1])
     if kind == "string":
         return np.dtype(f"S{tree[1]}", metadata={"encoding": "utf-8" if tree[2] == "utf8" else "ascii"})
+    if kind == "vlen":
+        return string_dtype("utf-8" if tree[1] == "utf8" else "ascii")
+    if kind == "reference":
+        return ref_dtype
     if kind == "enum":
         return np.dtype(tree[1], metadata={"enum": {name: value for name, value in tree[2]}})
     names, offsets, formats = zip(*[(name, offset, _dtype_from_tree(sub)) for name, offset, sub in tree[2]])
@@ -91,7 +304,7 @@ def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
 
 def _np_dtype(name: str) -> np.dtype:
     """The numpy dtype of an h5loom datatype name."""
-    if name.isalnum():
+    if name.isalnum() and name not in ("utf8", "string", "reference"):
         return np.dtype(name)  # scalar names are numpy names
     return _dtype_from_tree(_core.type_tree(name))
 
@@ -128,9 +341,25 @@ def _same(stored: Any, given: Any) -> bool:
 
 
 def _records(data: Any, dt: np.dtype, path: str) -> np.ndarray:
-    """Data for a compound, string or enum dataset: an array of exactly its dtype
-    (a structured array with the same fields and offsets, bytes of the same
-    length, integers of the enum's base), or values numpy turns into one."""
+    """Data for a compound, string, enum or reference dataset: an array of
+    exactly its dtype (a structured array with the same fields and offsets,
+    bytes of the same length, integers of the enum's base, Reference objects),
+    or values numpy turns into one. Variable-length strings: an object array
+    of bytes (``_strings_for``)."""
+    if _is_vlen(dt):
+        return _strings_for(data, dt, path)
+    if _is_ref(dt):
+        arr = data if isinstance(data, np.ndarray) and data.dtype.kind == "O" else None
+        if arr is None:
+            try:
+                arr = np.empty(np.shape(data) if isinstance(data, (list, tuple, np.ndarray)) else (), dtype=object)
+                arr[...] = data
+            except (TypeError, ValueError) as e:
+                raise DatatypeError(f"cannot write {reprlib.repr(data)} to dataset '{path}' of references: "
+                                    f"{e}") from None
+        for v in arr.ravel().tolist():
+            _token_of(v, path)
+        return arr
     if isinstance(data, np.ndarray):
         same = data.dtype == dt and (dt.fields is None or data.dtype.fields == dt.fields)
         if same or (dt.fields is None and data.dtype.kind == dt.kind and

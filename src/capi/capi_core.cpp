@@ -57,17 +57,13 @@ h5loom::Dataset& as_dataset(loom_object* o) {
   return *o->dataset;
 }
 
-}  // namespace h5loom::capi
-
-namespace {
-
 h5loom::Object& as_object(loom_object* o) {
   need(o, "o", "object");
   if (o->group) return *o->group;
   return *o->dataset;
 }
 
-}  // namespace
+}  // namespace h5loom::capi
 
 extern "C" {
 
@@ -406,7 +402,8 @@ loom_status loom_attr_info(loom_object* o, const char* name, loom_attr_kind* kin
     auto& obj = as_object(o);
     auto v = obj.attribute(text(name, "name"));
     if (kind) *kind = static_cast<loom_attr_kind>(v.kind());
-    if (type) *type = v.is_numeric() ? static_cast<loom_datatype>(v.dtype().scalar()) : LOOM_UINT8;
+    const bool number = v.is_numeric() && (v.dtype().is_scalar() || v.dtype().is_enum());
+    if (type) *type = number ? static_cast<loom_datatype>(v.dtype().scalar()) : LOOM_UINT8;
     if (count) *count = v.size();
   });
 }
@@ -420,6 +417,10 @@ loom_status loom_attr_read(loom_object* o, const char* name, loom_datatype mem_t
     if (!v.is_numeric())
       throw h5loom::DatatypeError("attribute '" + std::string(name) + "' on '" + obj.path() + "' holds " +
                                   v.to_string() + "; read it with loom_attr_read_string(_element)");
+    if (!v.dtype().is_scalar() && !v.dtype().is_enum())
+      throw h5loom::DatatypeError("attribute '" + std::string(name) + "' on '" + obj.path() + "' holds " +
+                                  v.dtype().name() + " values, not numbers; read it with " +
+                                  (v.dtype().is_reference() ? "loom_attr_read_refs" : "loom_attr_read_typed"));
     if (count != v.size())
       throw h5loom::SelectionError("attribute '" + std::string(name) + "' on '" + obj.path() + "' holds " +
                                    std::to_string(v.size()) + " values, not " + std::to_string(count));

@@ -4,7 +4,10 @@
 //
 // Files: capi_common.cpp (errors, agreement, argument checks, the small
 // functions of h5loom.h), capi_core.cpp (files, groups, datasets, attributes),
-// capi_series.cpp (series, steps, particles, fields).
+// capi_types.cpp (loom_type: compounds, strings, enums, references; typed
+// datasets), capi_links.cpp (links), capi_refs.cpp (object references,
+// variable-length strings, typed attributes), capi_series.cpp (series, steps,
+// particles, fields).
 #pragma once
 
 #include "h5loom/h5loom.h"
@@ -47,6 +50,16 @@ struct loom_object_s {
   std::vector<std::string> members;     // taken by loom_group_member_count
   std::vector<std::string> attributes;  // taken by loom_attr_count
   h5loom::capi::SharedComm agree;
+};
+
+// A datatype of any class (capi_types.cpp builds them).
+struct loom_type_s {
+  h5loom::Datatype type;
+  // Being built: the members or names so far (the type is remade with each).
+  std::size_t compound_size = 0;
+  std::vector<h5loom::Member> members;
+  std::vector<std::pair<std::string, int64_t>> values;
+  bool enumeration = false;  // made by loom_type_enum
 };
 
 namespace h5loom::capi {
@@ -152,6 +165,11 @@ h5loom::FileOptions options(MPI_Comm comm, const char* engine);
 // The handles of an object as a group or a dataset (UsageError naming the argument otherwise).
 h5loom::Group& as_group(loom_object* o, const char* arg = "parent");
 h5loom::Dataset& as_dataset(loom_object* o);
+// A group or a dataset, for attributes (argument 'o').
+h5loom::Object& as_object(loom_object* o);
+// A loom_type ready for a dataset or attribute: not NULL (UsageError naming
+// `arg`), a compound or enum with a member or name (DatatypeError).
+const h5loom::Datatype& usable(const loom_type* t, const char* arg);
 h5loom::Selection to_selection(const loom_selection* s);
 loom_object* new_object(h5loom::Group g, SharedComm agree);
 loom_object* new_object(h5loom::Dataset d, SharedComm agree);

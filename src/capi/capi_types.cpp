@@ -1,5 +1,5 @@
-// The C API of datatypes beyond numbers (compounds, fixed-length strings,
-// enums) and of the datasets that hold them: loom_type wraps an
+// The C API of datatypes beyond numbers (compounds, fixed-length and
+// variable-length strings, enums, references) and of the datasets that hold them: loom_type wraps an
 // h5loom::Datatype; a compound or enum grows by one member per call, checked
 // as it is added, so an error names the member.
 #include <cstring>
@@ -8,15 +8,6 @@
 #include <vector>
 
 #include "capi/capi_internal.hpp"
-
-struct loom_type_s {
-  h5loom::Datatype type;
-  // Being built: the members or names so far (the type is remade with each).
-  std::size_t compound_size = 0;
-  std::vector<h5loom::Member> members;
-  std::vector<std::pair<std::string, int64_t>> values;
-  bool enumeration = false;  // made by loom_type_enum
-};
 
 using namespace h5loom::capi;
 
@@ -31,13 +22,15 @@ loom_type& need_type(loom_type* t, const char* arg) {
   return const_cast<loom_type&>(need_type(static_cast<const loom_type*>(t), arg));
 }
 
-// A type ready for a dataset: a compound or enum needs a member or name first.
-const h5loom::Datatype& usable(const loom_type* t, const char* arg) {
-  const auto& type = need_type(t, arg);
-  if ((type.compound_size && type.members.empty()) || (type.enumeration && type.values.empty()))
-    throw h5loom::DatatypeError(in_call(std::string("loom_type '") + arg + "' has no " +
-                                        (type.enumeration ? "names" : "members") + " yet"));
-  return type.type;
+// A type for loom_dataset_write_typed / _read_typed: C elements of the size
+// of the type (variable-length strings are char* in C: their own calls).
+const h5loom::Datatype& transferable(const loom_type* t, const char* arg) {
+  const auto& type = usable(t, arg);
+  if (type.is_varstring())
+    throw h5loom::DatatypeError(in_call(std::string("loom_type '") + arg + "' is " + type.name() +
+                                        " (variable-length strings): use loom_dataset_write_strings / "
+                                        "loom_dataset_read_strings"));
+  return type;
 }
 
 void add_member(loom_type* compound, const char* name, size_t offset, const h5loom::Datatype& member) {
@@ -50,6 +43,18 @@ void add_member(loom_type* compound, const char* name, size_t offset, const h5lo
 }
 
 }  // namespace
+
+namespace h5loom::capi {
+
+const h5loom::Datatype& usable(const loom_type* t, const char* arg) {
+  const auto& type = need_type(t, arg);
+  if ((type.compound_size && type.members.empty()) || (type.enumeration && type.values.empty()))
+    throw h5loom::DatatypeError(in_call(std::string("loom_type '") + arg + "' has no " +
+                                        (type.enumeration ? "names" : "members") + " yet"));
+  return type.type;
+}
+
+}  // namespace h5loom::capi
 
 extern "C" {
 
@@ -84,6 +89,24 @@ loom_status loom_type_string(size_t length, int utf8, loom_type** out) {
   });
 }
 
+loom_status loom_type_reference(loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype::reference();
+    *out = t.release();
+  });
+}
+
+loom_status loom_type_varstring(int utf8, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype::varstring(utf8 ? h5loom::Datatype::Charset::Utf8 : h5loom::Datatype::Charset::Ascii);
+    *out = t.release();
+  });
+}
+
 loom_status loom_type_enum(loom_datatype base, loom_type** out) {
   return guarded(__func__, [&] {
     need_out(out, "out");
@@ -112,7 +135,8 @@ loom_status loom_type_enum_insert(loom_type* e, const char* name, int64_t value)
 loom_status loom_type_size(const loom_type* t, size_t* out) {
   return guarded(__func__, [&] {
     need_out(out, "out");
-    *out = need_type(t, "t").type.size();
+    const auto& type = need_type(t, "t").type;
+    *out = type.is_varstring() ? sizeof(char*) : type.size();  // a C element of variable-length strings: char*
   });
 }
 
@@ -140,6 +164,10 @@ loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path
         need_out(out, "out");
         spec.dtype = usable(type, "type");
         dataset_shape(ndim, shape, max_shape, path, spec);
+        if (fill && (spec.dtype.is_varstring() || spec.dtype.has_references()))
+          throw h5loom::DatatypeError(in_call("a dataset of " + spec.dtype.name() + " has no fill value (unwritten "
+                                              "elements read as empty strings and null references): pass NULL "
+                                              "for 'fill' (dataset '" + std::string(path) + "')"));
         if (fill) {
           const auto* p = static_cast<const unsigned char*>(fill);
           spec.fill.assign(p, p + spec.dtype.size());
@@ -162,7 +190,7 @@ loom_status loom_dataset_write_typed(loom_dataset* d, const loom_selection* sel,
   return guarded(__func__, [&] {
     auto& ds = as_dataset(d);
     auto selection = to_selection(sel);
-    const auto& type = usable(mem_type, "mem_type");
+    const auto& type = transferable(mem_type, "mem_type");
     const bool copy = write_copies(n, type.size(), data, mode);
     ds.write_raw(selection, type, data, n, copy);
   });
@@ -177,7 +205,7 @@ loom_status loom_dataset_read_typed(loom_dataset* d, const loom_selection* sel, 
       [&] {
         as_dataset(d);
         selection = to_selection(sel);
-        type = usable(mem_type, "mem_type");
+        type = transferable(mem_type, "mem_type");
         fits_in_memory(n, type.size(), "n");
         need_buffer(out, n, "out");
       },

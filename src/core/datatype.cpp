@@ -1,4 +1,4 @@
-// Datatypes: scalars, compounds, fixed-length strings and enums; their
+// Datatypes: scalars, compounds, strings, enums and references; their
 // names (which the log engine stores and datatype_from_name reads back).
 #include "h5loom/datatype.hpp"
 
@@ -54,6 +54,10 @@ Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
   std::size_t end = 0;
   for (const auto& m : members) {
     if (m.name.empty()) throw DatatypeError("a compound datatype's member has an empty name");
+    if (m.type.is_varstring())
+      throw DatatypeError("compound datatype: member '" + m.name +
+                          "' is a variable-length string, which h5loom keeps only as a whole dataset's type; "
+                          "use a fixed-length string (Datatype::string(N))");
     if (!names.insert(m.name).second)
       throw DatatypeError("compound datatype: member name '" + m.name + "' appears twice");
     if (m.offset > (~std::size_t{0} >> 1) || m.type.size() > (~std::size_t{0} >> 1) - m.offset)
@@ -93,6 +97,33 @@ Datatype Datatype::string(std::size_t length, Charset charset) {
   d->charset = charset;
   t.detail_ = std::move(d);
   return t;
+}
+
+Datatype Datatype::varstring(Charset charset) {
+  Datatype t;
+  t.class_ = Class::VarString;
+  auto d = std::make_shared<Detail>();
+  d->size = sizeof(std::string);
+  d->charset = charset;
+  t.detail_ = std::move(d);
+  return t;
+}
+
+Datatype Datatype::reference() {
+  Datatype t;
+  t.class_ = Class::Reference;
+  auto d = std::make_shared<Detail>();
+  d->size = sizeof(ObjectRef);
+  t.detail_ = std::move(d);
+  return t;
+}
+
+bool Datatype::has_references() const {
+  if (class_ == Class::Reference) return true;
+  if (class_ != Class::Compound) return false;
+  for (const auto& m : detail_->members)
+    if (m.type.has_references()) return true;
+  return false;
 }
 
 Datatype Datatype::enumeration(Scalar base, std::vector<std::pair<std::string, int64_t>> values) {
@@ -140,7 +171,7 @@ const std::vector<Member>& Datatype::members() const {
 }
 
 Datatype::Charset Datatype::charset() const {
-  if (class_ != Class::String) throw DatatypeError("datatype " + name() + " is not a string");
+  if (class_ != Class::String && class_ != Class::VarString) throw DatatypeError("datatype " + name() + " is not a string");
   return detail_->charset;
 }
 
@@ -154,6 +185,8 @@ std::string Datatype::name() const {
     case Class::Scalar: return scalar_name(scalar_);
     case Class::String:
       return std::string(detail_->charset == Charset::Utf8 ? "utf8[" : "string[") + std::to_string(detail_->size) + "]";
+    case Class::VarString: return detail_->charset == Charset::Utf8 ? "utf8" : "string";
+    case Class::Reference: return "reference";
     case Class::Enum: {
       std::string out = "enum<" + scalar_name(scalar_) + ">{";
       for (std::size_t i = 0; i < detail_->values.size(); ++i)
@@ -177,6 +210,8 @@ bool Datatype::operator==(const Datatype& o) const {
   switch (class_) {
     case Class::Scalar: return scalar_ == o.scalar_;
     case Class::String: return detail_->size == o.detail_->size && detail_->charset == o.detail_->charset;
+    case Class::VarString: return detail_->charset == o.detail_->charset;
+    case Class::Reference: return true;
     case Class::Enum: return scalar_ == o.scalar_ && detail_->values == o.detail_->values;
     case Class::Compound: {
       if (detail_->size != o.detail_->size || detail_->members.size() != o.detail_->members.size()) return false;
@@ -207,6 +242,12 @@ std::string format_element(const Datatype& t, const void* p) {
       while (n < t.size() && bytes[n]) ++n;
       return "\"" + std::string(reinterpret_cast<const char*>(bytes), n) + "\"";
     }
+    case Datatype::Class::VarString: return "\"" + *static_cast<const std::string*>(p) + "\"";
+    case Datatype::Class::Reference: {
+      ObjectRef r;
+      std::memcpy(&r, bytes, sizeof r);
+      return r.is_null() ? "null reference" : "reference " + std::to_string(r.token);
+    }
     case Datatype::Class::Enum: {
       const int64_t value = dispatch_scalar(t.scalar(), [&](auto v) {
         std::memcpy(&v, bytes, sizeof v);
@@ -228,6 +269,36 @@ std::string format_element(const Datatype& t, const void* p) {
   return "?";
 }
 
+void clear_padding(const Datatype& t, void* data, std::size_t count) {
+  if (!t.is_compound()) return;
+  auto* bytes = static_cast<unsigned char*>(data);
+  std::vector<bool> covered(t.size(), false);
+  for (const auto& m : t.members())
+    for (std::size_t b = 0; b < m.type.size(); ++b) covered[m.offset + b] = true;
+  for (std::size_t i = 0; i < count; ++i) {
+    unsigned char* element = bytes + i * t.size();
+    for (std::size_t b = 0; b < t.size(); ++b)
+      if (!covered[b]) element[b] = 0;
+    for (const auto& m : t.members()) clear_padding(m.type, element + m.offset, 1);
+  }
+}
+
+void for_each_reference(const Datatype& t, void* data, std::size_t count, const std::function<void(ObjectRef&)>& fn) {
+  if (!t.has_references()) return;
+  auto* bytes = static_cast<unsigned char*>(data);
+  for (std::size_t i = 0; i < count; ++i) {
+    unsigned char* element = bytes + i * t.size();
+    if (t.is_reference()) {
+      ObjectRef r;  // elements of a compound need not be aligned
+      std::memcpy(&r, element, sizeof r);
+      fn(r);
+      std::memcpy(element, &r, sizeof r);
+    } else {
+      for (const auto& m : t.members()) for_each_reference(m.type, element + m.offset, 1, fn);
+    }
+  }
+}
+
 std::size_t datatype_size(const Datatype& t) { return t.size(); }
 std::string datatype_name(const Datatype& t) { return t.name(); }
 
@@ -238,7 +309,7 @@ namespace {
 [[noreturn]] void bad_name(std::string_view all, const std::string& why) {
   throw DatatypeError("cannot read datatype name '" + std::string(all) + "': " + why +
                       " (expected int8..int64, uint8..uint64, float32, float64, a numpy code like 'f8', "
-                      "string[N], utf8[N], enum<T>{...} or compound[N]{...})");
+                      "string[N], utf8[N], string, utf8, reference, enum<T>{...} or compound[N]{...})");
 }
 
 struct NameReader {
@@ -296,11 +367,13 @@ struct NameReader {
     std::string w = word();
     std::string lower = w;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower == "reference") return Datatype::reference();
     if (lower == "string" || lower == "utf8") {
-      expect('[');
+      const auto charset = lower == "utf8" ? Datatype::Charset::Utf8 : Datatype::Charset::Ascii;
+      if (!eat('[')) return Datatype::varstring(charset);
       auto n = number();
       expect(']');
-      return Datatype::string(n, lower == "utf8" ? Datatype::Charset::Utf8 : Datatype::Charset::Ascii);
+      return Datatype::string(n, charset);
     }
     if (lower == "enum") {
       expect('<');

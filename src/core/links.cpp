@@ -1,4 +1,5 @@
-// Group operations on links: deleting, renaming, soft links, creation order.
+// Group operations on links: deleting, renaming, soft links, creation order,
+// and object references (which name objects whatever their links).
 // As everywhere in the object model, every argument is checked here (the local
 // checks agreed on by all ranks) before exactly one engine call.
 #include "core/file_state.hpp"
@@ -84,6 +85,23 @@ void Group::create_soft_link(const std::string& path, const std::string& target)
   create_parents(abs);
   require_absent(abs, "soft link");
   f.engine->create_soft_link(*f.handle, abs, target_abs);
+}
+
+ObjectRef Group::reference(const std::string& path) const {
+  auto& f = state();
+  std::string abs = resolve(path);
+  f.require_open("make a reference to '" + abs + "'");
+  if (f.engine->kind(*f.handle, abs) == ObjectKind::None)
+    throw NotFoundError("cannot make a reference to '" + abs + "': no group or dataset of that name in " +
+                        f.describe_file());
+  return ObjectRef{f.engine->object_token(*f.handle, abs)};
+}
+
+std::string Group::dereference(ObjectRef ref) const {
+  auto& f = state();
+  f.require_open("resolve a reference");
+  if (ref.is_null()) throw NotFoundError("cannot resolve a null reference in " + f.describe_file());
+  return f.engine->object_path(*f.handle, ref.token);
 }
 
 }  // namespace h5loom

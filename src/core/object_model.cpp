@@ -283,6 +283,9 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
       throw UsageError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) +
                        " given for a contiguous layout");
   }
+  if (!spec.fill.empty() && (spec.dtype.is_varstring() || spec.dtype.has_references()))
+    throw DatatypeError("cannot create " + where + ": a " + datatype_name(spec.dtype) +
+                        " dataset has no fill value (unwritten elements read as empty strings and null references)");
   if (!spec.fill.empty() && spec.fill.size() != datatype_size(spec.dtype))
     throw DatatypeError("cannot create " + where + ": the fill value has " + std::to_string(spec.fill.size()) +
                         " bytes, not one element of " + datatype_name(spec.dtype) + " (" +
@@ -385,10 +388,23 @@ void Dataset::extend(const Dims& new_shape) {
   f.dataset_info(path_);
 }
 
+// An owned copy of `n` strings for an engine; DatatypeError for a NUL inside
+// one (variable-length strings end at their first NUL in HDF5 and C).
+static engine::WriteBuffer own_strings(const std::string* data, std::size_t n, const std::string& path) {
+  auto copy = std::make_shared<std::vector<std::string>>(data, data + n);
+  for (std::size_t i = 0; i < n; ++i)
+    if ((*copy)[i].find('\0') != std::string::npos)
+      throw DatatypeError("cannot write dataset '" + path + "': string " + std::to_string(i) +
+                          " of the buffer contains a NUL byte, which variable-length strings cannot hold");
+  const void* p = copy->data();
+  return engine::WriteBuffer::owned(std::move(copy), p);
+}
+
 static void check_transfer(const FileState& f, const std::string& path, const DatasetInfo& info,
                            const Selection& sel, Datatype dtype, const void* buf, std::size_t n,
                            const char* verb) {
-  if (dtype != info.dtype)
+  // std::string elements go to variable-length strings of either charset.
+  if (dtype != info.dtype && !(dtype.is_varstring() && info.dtype.is_varstring()))
     throw DatatypeError(std::string("cannot ") + verb + " " + datatype_name(dtype) + " data " +
                         (verb[0] == 'w' ? "to" : "from") + " dataset '" + path + "' of type " +
                         datatype_name(info.dtype) + " in " + f.describe_file());
@@ -442,9 +458,16 @@ void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* da
   w.elements = n;
   using engine::Lifetime;
   using engine::WriteBuffer;
-  w.buffer = copy ? WriteBuffer::borrowed(data, Lifetime::DuringCall)
-             : keep_alive ? WriteBuffer::owned(std::move(keep_alive), data)
-                          : WriteBuffer::borrowed(data, Lifetime::UntilFlush);
+  if (dtype.is_varstring()) {
+    // std::string objects cannot be copied as bytes: engines always get their
+    // own deep copy (owned), checked once here.
+    w.dtype = inf.dtype;
+    w.buffer = own_strings(static_cast<const std::string*>(data), n, path_);
+  } else {
+    w.buffer = copy ? WriteBuffer::borrowed(data, Lifetime::DuringCall)
+               : keep_alive ? WriteBuffer::owned(std::move(keep_alive), data)
+                            : WriteBuffer::borrowed(data, Lifetime::UntilFlush);
+  }
   f.engine->put(*f.handle, std::move(w));
   ++f.unflushed_puts;
 }
@@ -458,6 +481,7 @@ void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::siz
   profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read", f.filename, path_,
                       profile::byte_offset(sel, info()), uint64_t(n) * datatype_size(dtype));
   f.flush();  // a read sees every write issued before it (visible, not necessarily durable)
+  if (dtype.is_varstring()) dtype = inf.dtype;  // into std::string, whatever the charset
   engine::wait(f.engine->read(*f.handle, path_, sel, dtype, out));
 }
 

@@ -41,8 +41,12 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
     v.count_ = 0;
     return v;
   }
+  if (dtype.is_varstring())
+    throw DatatypeError("an attribute of variable-length strings is a string or a list of strings "
+                        "(AttributeValue(std::string), AttributeValue(std::vector<std::string>))");
   v.bytes_.resize(count * datatype_size(dtype));
   if (count) std::memcpy(v.bytes_.data(), data, v.bytes_.size());
+  clear_padding(dtype, v.bytes_.data(), count);  // equal values, equal bytes
   return v;
 }
 
@@ -53,6 +57,14 @@ void AttributeValue::require_numeric() const {
 const std::vector<std::string>& AttributeValue::as_strings() const {
   if (kind_ != Kind::StringArray) throw DatatypeError("attribute holds " + to_string() + ", not an array of strings");
   return strings_;
+}
+
+std::vector<ObjectRef> AttributeValue::as_references() const {
+  if (kind_ == Kind::String || kind_ == Kind::StringArray || !dtype_.is_reference())
+    throw DatatypeError("attribute holds " + to_string() + ", not object references");
+  std::vector<ObjectRef> out(count_);
+  if (count_) std::memcpy(out.data(), bytes_.data(), count_ * sizeof(ObjectRef));
+  return out;
 }
 
 const std::string& AttributeValue::as_string() const {
@@ -66,6 +78,12 @@ std::string AttributeValue::to_string() const {
     std::string out = "[";
     for (std::size_t i = 0; i < strings_.size(); ++i) out += (i ? ", \"" : "\"") + strings_[i] + "\"";
     return out + "]";
+  }
+  if (!dtype_.is_scalar()) {  // compounds, enums, references: element by element
+    std::string out = kind_ == Kind::Array ? "[" : "";
+    for (std::size_t i = 0; i < count_; ++i)
+      out += (i ? ", " : "") + format_element(dtype_, bytes_.data() + i * dtype_.size());
+    return out + (kind_ == Kind::Array ? "]" : "");
   }
   std::ostringstream os;
   bool is_float = dtype_ == Datatype::Float32 || dtype_ == Datatype::Float64;

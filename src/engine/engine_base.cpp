@@ -72,5 +72,11 @@ std::optional<std::string> Engine::soft_link(FileHandle&, const std::string&) { 
 std::vector<std::string> Engine::list_in_creation_order(FileHandle&, const std::string& group) {
   unsupported(*this, "list group '" + group + "' in creation order", "order");
 }
+uint64_t Engine::object_token(FileHandle&, const std::string& path) {
+  unsupported(*this, "make a reference to '" + path + "'", "references");
+}
+std::string Engine::object_path(FileHandle&, uint64_t token) {
+  unsupported(*this, "resolve reference " + std::to_string(token), "references");
+}
 
 }  // namespace h5loom::engine

@@ -124,6 +124,22 @@ std::vector<std::string> ForwardingEngine::list_in_creation_order(FileHandle& fh
   return names;
 }
 
+uint64_t ForwardingEngine::object_token(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  uint64_t token = 0;
+  around(f, Call{"object_token", path, true, [&] { return quoted(path); }},
+         [&] { token = inner_->object_token(*f.inner, path); });
+  return token;
+}
+
+std::string ForwardingEngine::object_path(FileHandle& fh, uint64_t token) {
+  auto& f = wrapped(fh);
+  std::string path;
+  around(f, Call{"object_path", "", true, [&] { return std::to_string(token); }},
+         [&] { path = inner_->object_path(*f.inner, token); });
+  return path;
+}
+
 void ForwardingEngine::create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) {
   auto& f = wrapped(fh);
   around(f, Call{"create_dataset", path, true, [&] { return quoted(path) + ", " + describe_spec(spec); }},

@@ -49,6 +49,15 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
       check(H5Tset_cset(s.get(), t.charset() == Datatype::Charset::Utf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII), what);
       return s;
     }
+    case Datatype::Class::VarString: {
+      // In memory the engine hands HDF5 `const char*` pointers (hdf5lib::VarStrings).
+      Hid s = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
+      check(H5Tset_size(s.get(), H5T_VARIABLE), what);
+      check(H5Tset_cset(s.get(), t.charset() == Datatype::Charset::Utf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII), what);
+      return s;
+    }
+    // HDF5's object references (hobj_ref_t): an ObjectRef's token is the object's address.
+    case Datatype::Class::Reference: return checked(H5Tcopy(H5T_STD_REF_OBJ), H5Tclose, what);
     case Datatype::Class::Enum: {
       Hid e = checked(H5Tenum_create(scalar(t.scalar())), H5Tclose, what);
       for (const auto& [name, value] : t.enum_values()) {
@@ -112,11 +121,16 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
   const H5T_class_t cls = H5Tget_class(type);
   const std::string what = "reading the datatype of '" + object + "'";
   if (cls == H5T_STRING) {
-    htri_t variable = H5Tis_variable_str(type);
-    if (variable != 0)
-      throw DatatypeError("'" + object + "' holds variable-length strings, which h5loom does not read yet");
-    return Datatype::string(H5Tget_size(type), H5Tget_cset(type) == H5T_CSET_UTF8 ? Datatype::Charset::Utf8
-                                                                                    : Datatype::Charset::Ascii);
+    const auto charset = H5Tget_cset(type) == H5T_CSET_UTF8 ? Datatype::Charset::Utf8 : Datatype::Charset::Ascii;
+    const htri_t variable = H5Tis_variable_str(type);
+    if (variable < 0) fail(what);
+    if (variable > 0) return Datatype::varstring(charset);
+    return Datatype::string(H5Tget_size(type), charset);
+  }
+  if (cls == H5T_REFERENCE) {
+    if (H5Tequal(type, H5T_STD_REF_OBJ) > 0) return Datatype::reference();
+    throw DatatypeError("'" + object + "' holds HDF5 region references, which h5loom does not support "
+                        "(object references it does)");
   }
   if (cls == H5T_ENUM) {
     Hid base = checked(H5Tget_super(type), H5Tclose, what);
@@ -159,6 +173,20 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
     return Datatype::compound(std::move(members), H5Tget_size(type));
   }
   return scalar_of_hdf5(type, object);
+}
+
+std::vector<const char*> string_pointers(const std::string* strings, std::size_t n) {
+  std::vector<const char*> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = strings[i].c_str();
+  return out;
+}
+
+void take_strings(std::vector<char*>& from, std::string* out) {
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    out[i] = from[i] ? from[i] : "";
+    H5free_memory(from[i]);  // HDF5's allocator made them (H5Dvlen_reclaim would do the same)
+    from[i] = nullptr;
+  }
 }
 
 }  // namespace h5loom::hdf5lib

@@ -16,4 +16,10 @@ Hid file_type(const Datatype& t);
 // HDF5 types h5loom does not model (variable-length, references, arrays, ...).
 Datatype datatype_of_hdf5(hid_t type, const std::string& object);
 
+// Variable-length strings between h5loom's memory form (std::string elements)
+// and HDF5's (char* pointers, which HDF5 allocates on reads).
+std::vector<const char*> string_pointers(const std::string* strings, std::size_t n);
+// Moves HDF5-allocated strings into `out` and frees them (null reads as "").
+void take_strings(std::vector<char*>& from, std::string* out);
+
 }  // namespace h5loom::hdf5lib

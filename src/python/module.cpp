@@ -12,6 +12,8 @@
 
 #include <nanobind/stl/pair.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include <h5loom/h5loom.hpp>
@@ -110,13 +112,16 @@ Array as_array(nb::handle obj, const std::string& what) {
 }
 
 // A datatype as nested tuples for Python to build a numpy dtype from:
-// ("scalar", "float64"), ("string", length, "ascii"|"utf8"),
-// ("enum", base, [(name, value)...]), ("compound", size, [(name, offset, tree)...]).
+// ("scalar", "float64"), ("string", length, "ascii"|"utf8"), ("vlen", "ascii"|"utf8"),
+// ("reference",), ("enum", base, [(name, value)...]), ("compound", size, [(name, offset, tree)...]).
 nb::object type_tree(const Datatype& t) {
   switch (t.type_class()) {
     case Datatype::Class::Scalar: return nb::make_tuple("scalar", scalar_name(t.scalar()));
     case Datatype::Class::String:
       return nb::make_tuple("string", t.size(), t.charset() == Datatype::Charset::Utf8 ? "utf8" : "ascii");
+    case Datatype::Class::VarString:
+      return nb::make_tuple("vlen", t.charset() == Datatype::Charset::Utf8 ? "utf8" : "ascii");
+    case Datatype::Class::Reference: return nb::make_tuple("reference");
     case Datatype::Class::Enum: {
       nb::list values;
       for (const auto& [name, value] : t.enum_values()) values.append(nb::make_tuple(name, value));
@@ -140,6 +145,44 @@ std::size_t elements_in(const Dataset& d, const Array& bytes, const std::string&
     throw SelectionError(what + ": " + std::to_string(bytes.size()) + " bytes are not whole elements of " +
                          std::to_string(esize) + " bytes");
   return bytes.size() / esize;
+}
+
+// Variable-length strings from Python: a sequence of bytes objects (the
+// package encodes str), copied into std::strings.
+std::vector<std::string> strings_from(const nb::handle& seq, const std::string& what) {
+  std::vector<std::string> out;
+  for (nb::handle item : seq) {
+    if (!PyBytes_Check(item.ptr()))
+      throw DatatypeError(what + " needs bytes or str values, not " +
+                          std::string(nb::type_name(item.type()).c_str()));
+    out.emplace_back(PyBytes_AS_STRING(item.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(item.ptr())));
+  }
+  return out;
+}
+
+// Strings to Python str: UTF-8, and bytes that are not (another tool's
+// "ASCII") as lone surrogates, so that s.encode("utf-8", "surrogateescape")
+// gives the stored bytes back.
+nb::list strings_to_python(const std::vector<std::string>& strings) {
+  nb::list out;
+  for (const auto& s : strings) {
+    PyObject* str = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+    if (!str) throw nb::python_error();
+    out.append(nb::steal(str));
+  }
+  return out;
+}
+
+// The conformance groups of an engine configuration ("" : $H5LOOM_ENGINE, else hdf5).
+std::vector<std::string> engine_groups(const std::string& config) {
+  std::string c = config;
+  if (c.find_first_not_of(" \t\r\n") == std::string::npos) {
+    const char* env = std::getenv("H5LOOM_ENGINE");
+    c = env && *env ? env : engine::kDefaultEngine;
+  }
+  auto groups = engine::make_engine(c)->conformance_groups();
+  std::sort(groups.begin(), groups.end());
+  return groups;
 }
 
 // An attribute as (kind, dtype name, payload): payload is bytes for numbers, str for strings.
@@ -188,6 +231,7 @@ NB_MODULE(_core, m) {
   });
   m.def("abort_world", [](int code) { MPI_Abort(MPI_COMM_WORLD, code); });
   m.def("engine_names", &engine::engine_names);
+  m.def("engine_groups", &engine_groups, nb::arg("config"));
   m.def("wrapper_names", &engine::wrapper_names);
   m.def("datatype_size", [](const std::string& name) { return datatype_size(datatype_from_name(name)); });
   m.def("canonical_dtype", [](const std::string& name) { return datatype_name(datatype_from_name(name)); });
@@ -223,6 +267,17 @@ NB_MODULE(_core, m) {
         Datatype t = datatype_of_array(a, "attribute '" + name + "'");
         auto kind = scalar ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
         o.set_attribute(name, AttributeValue::from_raw(kind, t, a.size(), a.data()));
+      })
+      // Any fixed-size datatype (compounds, enums, references, fixed strings): the elements' bytes.
+      .def("set_attribute_raw", [](Object& o, const std::string& name, const std::string& dtype, const nb::bytes& data,
+                                   bool scalar) {
+        const Datatype t = datatype_from_name(dtype);
+        const std::size_t esize = datatype_size(t);
+        if (esize == 0 || data.size() % esize != 0 || (scalar && data.size() != esize))
+          throw SelectionError("attribute '" + name + "' on '" + o.path() + "': " + std::to_string(data.size()) +
+                               " bytes are not " + (scalar ? "one element" : "whole elements") + " of " + dtype);
+        auto kind = scalar ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
+        o.set_attribute(name, AttributeValue::from_raw(kind, t, data.size() / esize, data.data()));
       })
       .def("attribute", [](const Object& o, const std::string& name) { return attribute_to_python(o.attribute(name)); })
       .def("has_attribute", &Object::has_attribute)
@@ -264,7 +319,16 @@ NB_MODULE(_core, m) {
       .def("read_bytes", [](Dataset& d, const Selection& sel, Array out) {
         const std::string what = "a read of dataset '" + d.path() + "'";
         d.read_raw(sel, d.dtype(), out.data(), elements_in(d, out, what));
-      }, nb::arg("selection"), nb::arg("out"));
+      }, nb::arg("selection"), nb::arg("out"))
+      // Variable-length strings: bytes objects in (copied at once), str out.
+      .def("write_strings", [](Dataset& d, const Selection& sel, nb::handle values) {
+        d.write(sel, strings_from(values, "a write to dataset '" + d.path() + "'"));
+      }, nb::arg("selection"), nb::arg("values"))
+      .def("read_strings", [](Dataset& d, const Selection& sel, std::size_t n) {
+        std::vector<std::string> got(n);
+        d.read_raw(sel, Datatype::varstring(), got.data(), n);
+        return strings_to_python(got);
+      }, nb::arg("selection"), nb::arg("n"));
 
   nb::class_<Group, Object>(m, "Group")
       .def("create_group", &Group::create_group)
@@ -304,7 +368,9 @@ NB_MODULE(_core, m) {
       .def("remove", &Group::remove)
       .def("move", &Group::move)
       .def("create_soft_link", &Group::create_soft_link)
-      .def("soft_link", &Group::soft_link);
+      .def("soft_link", &Group::soft_link)
+      .def("reference", [](const Group& g, const std::string& path) { return g.reference(path).token; })
+      .def("dereference", [](const Group& g, uint64_t token) { return g.dereference(ObjectRef{token}); });
 
   nb::class_<File, Group>(m, "File")
       .def_static("open", [](const std::string& name, int mode, std::optional<long long> comm_f,

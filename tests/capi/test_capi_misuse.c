@@ -315,6 +315,140 @@ static void test_groups_datasets_attributes(const char* dir) {
   FAILS_WITH(loom_attr_name(d, 0, NULL, 1, &needed), LOOM_ERR_USAGE, "loom_attr_name: null buffer 'buf' with bufsize 1");
   FAILS_WITH(loom_attr_name(d, BIG, buf, sizeof buf, &needed), LOOM_ERR_SELECTION, "out of range");
 
+  /* ---- references, variable-length strings and typed attributes ---- */
+  {
+    loom_ref r = {0}, refs[2];
+    loom_type *rt = NULL, *vs = NULL, *empty = NULL;
+    char* got[4] = {NULL, NULL, NULL, NULL};
+    int yes = 0;
+    FAILS_WITH(loom_engine_supports("hdf5", NULL, &yes), LOOM_ERR_USAGE, "loom_engine_supports: null string 'group'");
+    FAILS_WITH(loom_engine_supports("hdf5", "references", NULL), LOOM_ERR_USAGE, "null output pointer 'out'");
+    FAILS_WITH(loom_engine_supports("bogus", "references", &yes), LOOM_ERR_CONFIG, "unknown engine 'bogus'");
+    OK(loom_engine_supports("hdf5", "references", &yes));
+    CHECK(yes == 1);
+    OK(loom_engine_supports("hdf5", "vlen_strings", &yes)); /* parallel HDF5 cannot write them */
+    CHECK(yes == 0);
+    FAILS_WITH(loom_type_reference(NULL), LOOM_ERR_USAGE, "loom_type_reference: null output pointer 'out'");
+    FAILS_WITH(loom_type_varstring(1, NULL), LOOM_ERR_USAGE, "loom_type_varstring: null output pointer 'out'");
+    OK(loom_type_reference(&rt));
+    OK(loom_type_varstring(1, &vs));
+    OK(loom_type_compound(8, &empty));
+
+    FAILS_WITH(loom_group_reference(NULL, "d", &r), LOOM_ERR_USAGE, NULL_HANDLE("loom_group_reference", "group") " 'g'");
+    FAILS_WITH(loom_group_reference(root, NULL, &r), LOOM_ERR_USAGE, "loom_group_reference: null string 'path'");
+    FAILS_WITH(loom_group_reference(root, "d", NULL), LOOM_ERR_USAGE, "loom_group_reference: null output pointer 'out'");
+    FAILS_WITH(loom_group_reference(d, "x", &r), LOOM_ERR_USAGE, "is a dataset, not a group");
+    FAILS_WITH(loom_group_reference(root, "nope", &r), LOOM_ERR_NOT_FOUND, "no group or dataset of that name");
+    ONE_RANK_FAILS(loom_group_reference(root, "d", &r), loom_group_reference(root, "d", NULL), LOOM_ERR_USAGE,
+                   "null output pointer 'out'");
+    OK(loom_group_reference(root, "d", &r));
+    FAILS_WITH(loom_group_dereference(NULL, r, buf, sizeof buf, &needed), LOOM_ERR_USAGE,
+               NULL_HANDLE("loom_group_dereference", "group") " 'g'");
+    FAILS_WITH(loom_group_dereference(root, r, NULL, 4, &needed), LOOM_ERR_USAGE,
+               "loom_group_dereference: null buffer 'buf' with bufsize 4");
+    FAILS_WITH(loom_group_dereference(d, r, buf, sizeof buf, &needed), LOOM_ERR_USAGE, "is a dataset, not a group");
+    ONE_RANK_FAILS(loom_group_dereference(root, r, buf, sizeof buf, &needed),
+                   loom_group_dereference(root, r, NULL, 4, &needed), LOOM_ERR_USAGE, "null buffer 'buf'");
+    {
+      loom_ref null_ref = {0};
+      FAILS_WITH(loom_group_dereference(root, null_ref, buf, sizeof buf, &needed), LOOM_ERR_NOT_FOUND,
+                 "cannot resolve a null reference");
+    }
+    OK(loom_group_dereference(root, r, buf, sizeof buf, &needed));
+    CHECK(strcmp(buf, "/d") == 0 && needed == 2);
+
+    /* strings: the arguments are checked before the dataset's type (no dataset of
+     * variable-length strings here: parallel HDF5 has none) */
+    FAILS_WITH(loom_dataset_write_strings(NULL, &all, 2, good_strings), LOOM_ERR_USAGE,
+               NULL_HANDLE("loom_dataset_write_strings", "dataset") " 'd'");
+    FAILS_WITH(loom_dataset_write_strings(root, &all, 2, good_strings), LOOM_ERR_USAGE, "is a group, not a dataset");
+    FAILS_WITH(loom_dataset_write_strings(d, NULL, 2, good_strings), LOOM_ERR_USAGE, "null selection 'sel'");
+    FAILS_WITH(loom_dataset_write_strings(d, &all, BIG, good_strings), LOOM_ERR_SELECTION, "'n' = 18446744073709551615");
+    FAILS_WITH(loom_dataset_write_strings(d, &all, 2, NULL), LOOM_ERR_USAGE,
+               "loom_dataset_write_strings: null buffer 'strings' for 2 elements");
+    FAILS_WITH(loom_dataset_write_strings(d, &all, 2, strings), LOOM_ERR_USAGE, "null string 'strings[1]'");
+    FAILS_WITH(loom_dataset_write_strings(d, &all, 2, good_strings), LOOM_ERR_DATATYPE,
+               "dataset '/d' is of type float64, not variable-length strings");
+    FAILS_WITH(loom_dataset_read_strings(NULL, &all, 4, got), LOOM_ERR_USAGE,
+               NULL_HANDLE("loom_dataset_read_strings", "dataset"));
+    FAILS_WITH(loom_dataset_read_strings(d, NULL, 4, got), LOOM_ERR_USAGE, "loom_dataset_read_strings: null selection 'sel'");
+    FAILS_WITH(loom_dataset_read_strings(d, &all, BIG, got), LOOM_ERR_SELECTION, "'n' = 18446744073709551615");
+    FAILS_WITH(loom_dataset_read_strings(d, &all, 4, NULL), LOOM_ERR_USAGE, "null buffer 'out' for 4 elements");
+    FAILS_WITH(loom_dataset_read_strings(d, &all, 4, got), LOOM_ERR_DATATYPE, "not variable-length strings");
+    CHECK(got[0] == NULL && got[3] == NULL);
+    OK(loom_strings_free(NULL, 3)); /* nothing to free */
+    FAILS_WITH(loom_dataset_write_typed(d, &all, vs, 4, values, LOOM_WRITE_COPY), LOOM_ERR_DATATYPE,
+               "use loom_dataset_write_strings");
+    FAILS_WITH(loom_group_create_dataset_typed(root, "vs", vs, 1, four, NULL, "fill", &g), LOOM_ERR_DATATYPE,
+               "has no fill value");
+
+    /* attributes of references and of any type */
+    refs[0] = r;
+    refs[1] = r;
+    FAILS_WITH(loom_attr_write_ref(NULL, "r", r), LOOM_ERR_USAGE, NULL_HANDLE("loom_attr_write_ref", "object") " 'o'");
+    FAILS_WITH(loom_attr_write_ref(d, NULL, r), LOOM_ERR_USAGE, "loom_attr_write_ref: null string 'name'");
+    ONE_RANK_FAILS(loom_attr_write_ref(d, "r", r), loom_attr_write_ref(d, NULL, r), LOOM_ERR_USAGE, "null string 'name'");
+    FAILS_WITH(loom_attr_write_refs(NULL, "rs", 2, refs), LOOM_ERR_USAGE, NULL_HANDLE("loom_attr_write_refs", "object"));
+    FAILS_WITH(loom_attr_write_refs(d, NULL, 2, refs), LOOM_ERR_USAGE, "loom_attr_write_refs: null string 'name'");
+    FAILS_WITH(loom_attr_write_refs(d, "rs", 2, NULL), LOOM_ERR_USAGE, "null buffer 'refs' for 2 elements");
+    FAILS_WITH(loom_attr_write_refs(d, "rs", BIG, refs), LOOM_ERR_SELECTION, "'count' = 18446744073709551615");
+    ONE_RANK_FAILS(loom_attr_write_refs(d, "rs", 2, refs), loom_attr_write_refs(d, "rs", 2, NULL), LOOM_ERR_USAGE,
+                   "null buffer 'refs'");
+    FAILS_WITH(loom_attr_write_typed(NULL, "t", rt, LOOM_ATTR_ARRAY, 2, refs), LOOM_ERR_USAGE,
+               NULL_HANDLE("loom_attr_write_typed", "object"));
+    FAILS_WITH(loom_attr_write_typed(d, NULL, rt, LOOM_ATTR_ARRAY, 2, refs), LOOM_ERR_USAGE, "null string 'name'");
+    FAILS_WITH(loom_attr_write_typed(d, "t", NULL, LOOM_ATTR_ARRAY, 2, refs), LOOM_ERR_USAGE,
+               "loom_attr_write_typed: null loom_type 'type'");
+    FAILS_WITH(loom_attr_write_typed(d, "t", empty, LOOM_ATTR_ARRAY, 1, refs), LOOM_ERR_DATATYPE,
+               "loom_type 'type' has no members yet");
+    FAILS_WITH(loom_attr_write_typed(d, "t", rt, (loom_attr_kind)7, 2, refs), LOOM_ERR_USAGE,
+               "invalid loom_attr_kind value 7 for 'kind'");
+    FAILS_WITH(loom_attr_write_typed(d, "t", rt, LOOM_ATTR_STRING, 2, refs), LOOM_ERR_USAGE,
+               "invalid loom_attr_kind value 2");
+    FAILS_WITH(loom_attr_write_typed(d, "t", rt, LOOM_ATTR_SCALAR, 2, refs), LOOM_ERR_SELECTION,
+               "a scalar attribute holds 1 value, not 'count' = 2");
+    FAILS_WITH(loom_attr_write_typed(d, "t", rt, LOOM_ATTR_ARRAY, 2, NULL), LOOM_ERR_USAGE, "null buffer 'values' for 2");
+    FAILS_WITH(loom_attr_write_typed(d, "t", rt, LOOM_ATTR_ARRAY, BIG, refs), LOOM_ERR_SELECTION, "overflows");
+    FAILS_WITH(loom_attr_write_typed(d, "t", vs, LOOM_ATTR_ARRAY, 2, good_strings), LOOM_ERR_DATATYPE,
+               "loom_attr_write_strings");
+    ONE_RANK_FAILS(loom_attr_write_typed(d, "t", rt, LOOM_ATTR_ARRAY, 2, refs),
+                   loom_attr_write_typed(d, "t", rt, (loom_attr_kind)-1, 2, refs), LOOM_ERR_USAGE,
+                   "invalid loom_attr_kind value -1");
+    {
+      int exists = -1;
+      OK(loom_attr_exists(d, "rs", &exists));
+      CHECK(exists == 0); /* none of the writes above happened on any rank */
+      OK(loom_attr_exists(d, "t", &exists));
+      CHECK(exists == 0);
+    }
+    OK(loom_attr_write_refs(d, "rs", 2, refs));
+    FAILS_WITH(loom_attr_read_refs(NULL, "rs", 2, refs), LOOM_ERR_USAGE, NULL_HANDLE("loom_attr_read_refs", "object"));
+    FAILS_WITH(loom_attr_read_refs(d, NULL, 2, refs), LOOM_ERR_USAGE, "loom_attr_read_refs: null string 'name'");
+    FAILS_WITH(loom_attr_read_refs(d, "rs", 2, NULL), LOOM_ERR_USAGE, "null buffer 'out' for 2");
+    FAILS_WITH(loom_attr_read_refs(d, "rs", 3, refs), LOOM_ERR_SELECTION, "attribute 'rs' on '/d' holds 2 values, not 3");
+    FAILS_WITH(loom_attr_read_refs(d, "a", 4, refs), LOOM_ERR_DATATYPE,
+               "attribute 'a' on '/d' holds float64 values, not references");
+    FAILS_WITH(loom_attr_read_refs(d, "l", 2, refs), LOOM_ERR_DATATYPE, "loom_attr_read_string");
+    FAILS_WITH(loom_attr_read(d, "rs", LOOM_UINT64, 2, out), LOOM_ERR_DATATYPE, "read it with loom_attr_read_refs");
+    FAILS_WITH(loom_attr_read_typed(NULL, "rs", rt, 2, refs), LOOM_ERR_USAGE, NULL_HANDLE("loom_attr_read_typed", "object"));
+    FAILS_WITH(loom_attr_read_typed(d, NULL, rt, 2, refs), LOOM_ERR_USAGE, "loom_attr_read_typed: null string 'name'");
+    FAILS_WITH(loom_attr_read_typed(d, "rs", NULL, 2, refs), LOOM_ERR_USAGE, "null loom_type 'mem_type'");
+    FAILS_WITH(loom_attr_read_typed(d, "rs", rt, 2, NULL), LOOM_ERR_USAGE, "null buffer 'out' for 2");
+    FAILS_WITH(loom_attr_read_typed(d, "rs", rt, BIG, refs), LOOM_ERR_SELECTION, "holds 2 values");
+    FAILS_WITH(loom_attr_read_typed(d, "a", rt, 4, refs), LOOM_ERR_DATATYPE,
+               "attribute 'a' on '/d' is of type float64, not reference");
+    FAILS_WITH(loom_attr_type(NULL, "rs", &empty), LOOM_ERR_USAGE, NULL_HANDLE("loom_attr_type", "object"));
+    FAILS_WITH(loom_attr_type(d, NULL, &empty), LOOM_ERR_USAGE, "loom_attr_type: null string 'name'");
+    FAILS_WITH(loom_attr_type(d, "rs", NULL), LOOM_ERR_USAGE, "loom_attr_type: null output pointer 'out'");
+    FAILS_WITH(loom_attr_type(d, "l", &rt), LOOM_ERR_DATATYPE, "a string attribute: it has no loom_type");
+    FAILS_WITH(loom_attr_type(d, "missing", &rt), LOOM_ERR_NOT_FOUND, "missing");
+    OK(loom_attr_read_refs(d, "rs", 2, refs));
+    CHECK(refs[0].token == r.token && refs[1].token == r.token);
+    OK(loom_type_free(rt));
+    OK(loom_type_free(vs));
+    OK(loom_type_free(empty));
+  }
+
   /* ---- ranks in different collective calls ---- */
   if (nranks_ > 1) {
     loom_status st = rank_ == 0 ? loom_file_flush(f) : loom_attr_write_string(root, "x", "y");

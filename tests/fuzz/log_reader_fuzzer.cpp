@@ -118,12 +118,12 @@ void read_dataset(h5loom::Dataset& ds) {
     for (std::size_t d = 0; d < shape.size(); ++d) count[d] = std::min<uint64_t>((shape[d] + 1) / 2, 2);
     sels.push_back(h5loom::Selection::hyperslab(start, count, stride));
   }
-  std::vector<unsigned char> buf;
+  h5loom::ElementBuffer buf;  // std::string elements for variable-length strings
   for (const auto& sel : sels) {
     guarded("read", [&] {
       uint64_t n = sel.num_elements(shape);
       if (n > kMaxElements || n * es > kMaxBytes) return;
-      buf.assign(std::size_t(n) * es + 1, 0);
+      buf.resize(dt, std::size_t(n) + 1);
       ds.read_raw(sel, dt, buf.data(), std::size_t(n));
     });
   }

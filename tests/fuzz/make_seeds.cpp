@@ -112,7 +112,7 @@ std::string snapshot(const std::string& name, const std::string& engine) {
       s << "  @" << n << " = ";
       if (v.is_string()) s << '"' << v.as_string() << '"';
       else if (v.is_string_array()) for (const auto& x : v.as_strings()) s << '"' << x << "\" ";
-      else for (double x : v.as_vector<double>()) s << x << ' ';
+      else s << v.to_string();  // numbers, and references and records element by element
       s << '\n';
     }
   };
@@ -128,11 +128,10 @@ std::string snapshot(const std::string& name, const std::string& engine) {
       s << p << " " << h5loom::datatype_name(ds.dtype()) << " " << h5loom::dims_to_string(ds.shape()) << " max "
         << h5loom::dims_to_string(ds.max_shape()) << "\n";
       attrs(ds);
-      const std::size_t es = h5loom::datatype_size(ds.dtype());
       const std::size_t n = std::size_t(h5loom::product(ds.shape()));
-      std::vector<unsigned char> bytes(n * es + 1);  // never a null buffer, even for 0 elements
-      ds.read_raw(h5loom::Selection::all(), ds.dtype(), bytes.data(), n);
-      for (std::size_t i = 0; i < n * es; ++i) s << int(bytes[i]) << ' ';
+      h5loom::ElementBuffer values(ds.dtype(), n + 1);  // never a null buffer, even for 0 elements
+      ds.read_raw(h5loom::Selection::all(), ds.dtype(), values.data(), n);
+      for (std::size_t i = 0; i < n; ++i) s << h5loom::format_element(ds.dtype(), values.element(i)) << ' ';
       s << '\n';
     }
   }
@@ -221,6 +220,24 @@ std::map<std::string, Scenario> scenarios() {
     std::vector<double> v(131072 + 512, 0.0);  // > 1 MiB: a region write, read back straight into the output
     for (std::size_t i = 0; i < 16; ++i) v[i] = double(i) * 1.25;
     f.create_dataset<double>("big", {v.size()}).write_copy(h5loom::Selection::all(), v);
+    f.close();
+  };
+  s["held-values"] = [](const std::string& n) {  // `elements` operations (format v4)
+    auto f = create(n, kSmallUnits);
+    h5loom::DatasetSpec spec;
+    spec.dtype = h5loom::Datatype::varstring(h5loom::Datatype::Charset::Utf8);
+    spec.shape = {2, 2};
+    spec.max_shape = {h5loom::kUnlimited, 2};
+    spec.layout = h5loom::Layout::Chunked;
+    spec.layout_auto = false;
+    auto names = f.create_dataset("names", spec);
+    names.write(h5loom::Selection::all(), std::vector<std::string>{"a", "", "c\xc3\xa9", "dd"});
+    names.extend({3, 2});
+    names.write(h5loom::Selection::hyperslab({0, 1}, {3, 1}, {1, 1}), std::vector<std::string>{"x", "y", "z"});
+    auto refs = f.create_dataset<h5loom::ObjectRef>("refs", {3});
+    std::vector<h5loom::ObjectRef> r{f.reference("names"), h5loom::ObjectRef{}, f.reference("/")};
+    refs.write(h5loom::Selection::all(), std::move(r));
+    f.set_attribute("points_to", h5loom::AttributeValue(f.reference("refs")));
     f.close();
   };
   s["groups-only"] = [](const std::string& n) {

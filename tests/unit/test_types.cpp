@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <cstring>
 
 #include "h5loom/types.hpp"
 
@@ -48,4 +49,37 @@ TEST(Datatype, CompoundsRefuseImpossibleOffsets) {
   EXPECT_THROW(datatype_from_name("compound[16]{x: float64 @18446744073709551612}"), DatatypeError);
   auto t = Datatype::compound({{"a, b", 0, Datatype::Int32}, {"q\"", 4, Datatype::string(3)}});
   EXPECT_EQ(datatype_from_name(t.name()), t) << t.name();
+}
+
+TEST(Datatype, VariableLengthStringsAndReferencesByName) {
+  const Datatype types[] = {Datatype::varstring(), Datatype::varstring(Datatype::Charset::Utf8), Datatype::reference(),
+                            Datatype::compound({{"ref", 0, Datatype::reference()}, {"dim", 8, Datatype::Int32}})};
+  for (const auto& t : types) EXPECT_EQ(datatype_from_name(t.name()), t) << t.name();
+  EXPECT_EQ(Datatype::varstring().name(), "string");
+  EXPECT_EQ(datatype_from_name("utf8"), datatype_of<std::string>());
+  EXPECT_NE(Datatype::varstring(), Datatype::string(8));
+  EXPECT_TRUE(types[3].has_references());
+  EXPECT_FALSE(Datatype::compound({{"x", 0, Datatype::Float64}}).has_references());
+  EXPECT_THROW(datatype_from_name("compound[32]{s: string @0}"), DatatypeError);  // not a compound member
+  EXPECT_THROW(AttributeValue::from_raw(AttributeValue::Kind::Array, Datatype::varstring(), 0, nullptr), DatatypeError);
+}
+
+TEST(Datatype, ReferencesInElementsAreVisitedAndPaddingCleared) {
+  struct Use {
+    ObjectRef ref;
+    int32_t dim;
+  };  // 4 bytes of padding at the end
+  const Datatype t = Datatype::compound({{"ref", 0, Datatype::reference()}, {"dim", 8, Datatype::Int32}}, sizeof(Use));
+  Use uses[2];
+  std::memset(uses, 0xAB, sizeof uses);
+  uses[0] = {ObjectRef{5}, 0}, uses[1] = {ObjectRef{}, 1};
+  std::vector<uint64_t> seen;
+  for_each_reference(t, uses, 2, [&](ObjectRef& r) { seen.push_back(r.token), r.token += 100; });
+  EXPECT_EQ(seen, (std::vector<uint64_t>{5, 0}));
+  EXPECT_EQ(uses[0].ref.token, 105u);
+  auto v = AttributeValue::from_raw(AttributeValue::Kind::Array, t, 2, uses);
+  const auto* bytes = static_cast<const unsigned char*>(v.data());
+  for (std::size_t b = 12; b < 16; ++b) EXPECT_EQ(bytes[b], 0) << "padding byte " << b;
+  EXPECT_EQ(v.to_string(), "[{ref: reference 105, dim: 0}, {ref: reference 100, dim: 1}]");
+  EXPECT_EQ(AttributeValue(std::vector<ObjectRef>{ObjectRef{3}}).as_references().at(0).token, 3u);
 }

@@ -94,17 +94,16 @@ int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const P
 void dump_values(Dataset& ds, uint64_t max_values, const Printer& out) {
   auto shape = ds.shape();
   const Datatype type = ds.dtype();
-  const std::size_t esize = datatype_size(type);
   uint64_t total = product(shape);
   uint64_t n = std::min(total, max_values);
   uint64_t row = shape.back() == 0 ? 1 : shape.back();
   // Read only the leading slabs (along dimension 0) that hold the first n values.
-  std::vector<unsigned char> values;
+  ElementBuffer values;
   if (n > 0) {
     Dims start(shape.size(), 0), count = shape;
     uint64_t per_slab = total / shape[0];
     count[0] = std::min<uint64_t>(shape[0], (n + per_slab - 1) / per_slab);
-    values.resize(product(count) * esize);
+    values.resize(type, product(count));
     ds.read_raw(Selection::box(start, count), type, values.data(), product(count));
   } else {
     ds.read_raw(Selection::none(), type, nullptr, 0);  // reads are collective: join with nothing
@@ -125,7 +124,7 @@ void dump_values(Dataset& ds, uint64_t max_values, const Printer& out) {
     } else {
       os << ", ";
     }
-    os << format_element(type, values.data() + i * esize);
+    os << format_element(type, values.element(i));
   }
   if (n) os << '\n';
   if (n < total) os << "... (" << total - n << " more values; use --max)\n";

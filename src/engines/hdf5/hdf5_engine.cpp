@@ -14,6 +14,7 @@
 
 #include "core/mpi_util.hpp"
 #include "engine/registry.hpp"
+#include "engines/hdf5/attributes.hpp"
 #include "engines/hdf5/settings.hpp"
 #include "hdf5lib/chunking.hpp"
 #include "hdf5lib/dataspace.hpp"
@@ -63,8 +64,13 @@ class Hdf5Engine final : public engine::Engine {
 
   std::string name() const override { return "hdf5"; }
   std::vector<std::string> conformance_groups() const override {
-    return {"file", "group", "dataset", "attribute", "selection", "datatype", "extend", "errors",
-            "compound", "string", "enum", "links", "order", "fill", "external"};
+    std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
+                                    "extend",   "errors", "compound", "string",   "enum",      "links",
+                                    "order",    "fill",   "external", "references"};
+    // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
+    // not support writing VL ... datatypes"); its one-process drivers can.
+    if (settings_.driver != "mpio") groups.push_back("vlen_strings");
+    return groups;
   }
 
   // Any HDF5 file is one this engine reads (a file it wrote carries no mark of its own).
@@ -297,6 +303,37 @@ class Hdf5Engine final : public engine::Engine {
     return link_names(g.get(), group, H5_INDEX_CRT_ORDER);
   }
 
+  // ---- references: a token is the object's address, which is what HDF5
+  // stores for an object reference (hobj_ref_t), so datasets and attributes
+  // of references hold the tokens as they are.
+  uint64_t object_token(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    hobj_ref_t ref = 0;
+    check(H5Rcreate(&ref, f.file.get(), path.c_str(), H5R_OBJECT, -1),
+          "making a reference to '" + path + "' in file '" + f.name + "'");
+    static_assert(sizeof ref == sizeof(uint64_t), "hobj_ref_t is an 8-byte address");
+    return uint64_t(ref);
+  }
+  std::string object_path(FileHandle& fh, uint64_t token) override {
+    auto& f = cast(fh);
+    const hobj_ref_t ref = token;
+    hid_t obj = H5I_INVALID_HID;
+    H5E_BEGIN_TRY { obj = H5Rdereference2(f.file.get(), H5P_DEFAULT, H5R_OBJECT, &ref); }
+    H5E_END_TRY;
+    if (obj < 0)
+      throw NotFoundError("reference " + std::to_string(token) + " names no object of file '" + f.name +
+                          "' (the object was removed, or the value is not a reference of this file)");
+    Hid held(obj, H5Oclose);
+    ssize_t len = H5Iget_name(obj, nullptr, 0);
+    if (len <= 0)  // an object no link leads to any more
+      throw NotFoundError("reference " + std::to_string(token) + " names an object of file '" + f.name +
+                          "' that no path leads to (it was removed)");
+    std::string path(std::size_t(len) + 1, '\0');
+    H5Iget_name(obj, path.data(), path.size());
+    path.resize(std::size_t(len));
+    return path;
+  }
+
   std::vector<std::string> list(FileHandle& fh, const std::string& group) override {
     auto& f = cast(fh);
     Hid g = checked(H5Gopen2(f.file.get(), group.c_str(), H5P_DEFAULT), H5Gclose, "opening group '" + group + "'");
@@ -314,6 +351,11 @@ class Hdf5Engine final : public engine::Engine {
     Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
     if (!spec.external.empty() || !spec.virtual_map.empty()) return create_mapped_dataset(f, path, spec, space, dcpl);
 
+    if (spec.dtype.is_varstring() && settings_.driver == "mpio")
+      throw UsageError("cannot create dataset '" + path + "' of variable-length strings in file '" + f.name +
+                       "': parallel HDF5 (the hdf5 engine's MPI-IO driver) cannot write variable-length data. "
+                       "Use fixed-length strings (Datatype::string(N)), the log engine, or the hdf5 engine's "
+                       "driver \"sec2\" or \"core\" on one rank");
     Dims chunks = hdf5lib::resolve_chunks(path, spec, settings_.chunked_by_default, settings_.chunk_target_bytes);
     if (!chunks.empty()) {
       auto c = to_hsize(chunks);
@@ -453,10 +495,15 @@ class Hdf5Engine final : public engine::Engine {
     static char dummy;
     // A dataset written with fill time "never" (by anyone) leaves the elements
     // of storage never allocated untouched in the buffer: h5loom reads them as 0.
-    if (out && fill_time_is_never(f, path, ds)) std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
+    if (out && !dtype.is_varstring() && fill_time_is_never(f, path, ds))
+      std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
+    // Variable-length strings arrive as pointers HDF5 allocates; moved into the caller's strings.
+    std::vector<char*> strings(dtype.is_varstring() && out ? sel.num_elements(shape) : 0, nullptr);
     auto read_mine = [&] {
-      check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), out ? out : &dummy),
+      void* into = dtype.is_varstring() && out ? static_cast<void*>(strings.data()) : out;
+      check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), into ? into : &dummy),
             "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+      if (!strings.empty()) hdf5lib::take_strings(strings, static_cast<std::string*>(out));
     };
     // Independent reads may fail on one rank only (a damaged chunk): every rank raises it.
     if (!f.collective && f.size > 1) mpi::agree(f.comm, read_mine);
@@ -476,83 +523,14 @@ class Hdf5Engine final : public engine::Engine {
                        const AttributeValue& value) override {
     auto& f = cast(fh);
     Hid obj = open_object(f, object);
-    std::string where = "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'";
-    if (H5Aexists(obj.get(), name.c_str()) > 0) check(H5Adelete(obj.get(), name.c_str()), "replacing " + where);
-    if (value.is_string() || value.is_string_array()) {
-      // Fixed-length, NUL-terminated UTF-8: a scalar for one string, 1-D for a list.
-      std::vector<std::string> strings =
-          value.is_string() ? std::vector<std::string>{value.as_string()} : value.as_strings();
-      std::size_t width = 1;
-      for (const auto& x : strings) width = std::max(width, x.size() + 1);
-      std::vector<char> buf(strings.size() * width, '\0');
-      for (std::size_t i = 0; i < strings.size(); ++i) std::memcpy(&buf[i * width], strings[i].data(), strings[i].size());
-      Hid type = checked(H5Tcopy(H5T_C_S1), H5Tclose, "creating a string type");
-      check(H5Tset_size(type.get(), width), "sizing a string type");
-      check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "setting string padding");
-      check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "setting string encoding");
-      hsize_t n = strings.size();
-      Hid space = value.is_string() ? checked(H5Screate(H5S_SCALAR), H5Sclose, "creating a scalar space")
-                                    : checked(H5Screate_simple(1, &n, nullptr), H5Sclose, "creating a string list space");
-      Hid attr = checked(H5Acreate2(obj.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                         H5Aclose, "creating " + where);
-      if (!buf.empty()) check(H5Awrite(attr.get(), type.get(), buf.data()), "writing " + where);
-      return;
-    }
-    Hid space;
-    if (value.kind() == AttributeValue::Kind::Scalar) {
-      space = checked(H5Screate(H5S_SCALAR), H5Sclose, "creating a scalar space");
-    } else {
-      hsize_t n = value.size();
-      space = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, "creating an attribute space");
-    }
-    Hid attr = checked(H5Acreate2(obj.get(), name.c_str(), file_type(value.dtype()).get(), space.get(), H5P_DEFAULT,
-                                  H5P_DEFAULT),
-                       H5Aclose, "creating " + where);
-    if (value.size() > 0) check(H5Awrite(attr.get(), memory_type(value.dtype()).get(), value.data()), "writing " + where);
+    write_attribute_value(obj.get(), name, value, "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'");
   }
 
   AttributeValue read_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
     auto& f = cast(fh);
     Hid obj = open_object(f, object);
-    std::string where = "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'";
-    Hid attr = checked(H5Aopen(obj.get(), name.c_str(), H5P_DEFAULT), H5Aclose, "opening " + where);
-    Hid type = checked(H5Aget_type(attr.get()), H5Tclose, "reading the type of " + where);
-    Hid space = checked(H5Aget_space(attr.get()), H5Sclose, "reading the shape of " + where);
-    H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
-    hssize_t npoints = space_class == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(space.get());
-
-    if (H5Tget_class(type.get()) == H5T_STRING) {
-      std::vector<std::string> strings(static_cast<std::size_t>(npoints));
-      if (H5Tis_variable_str(type.get()) > 0) {
-        Hid mtype = checked(H5Tcopy(H5T_C_S1), H5Tclose, "creating a string type");
-        H5Tset_size(mtype.get(), H5T_VARIABLE);
-        std::vector<char*> ptrs(strings.size(), nullptr);
-        if (!ptrs.empty()) check(H5Aread(attr.get(), mtype.get(), ptrs.data()), "reading " + where);
-        for (std::size_t i = 0; i < ptrs.size(); ++i) {
-          strings[i] = ptrs[i] ? ptrs[i] : "";
-          H5free_memory(ptrs[i]);
-        }
-      } else {
-        std::size_t width = H5Tget_size(type.get());
-        std::vector<char> buf(strings.size() * width + 1, '\0');
-        if (!strings.empty()) check(H5Aread(attr.get(), type.get(), buf.data()), "reading " + where);
-        bool space_padded = H5Tget_strpad(type.get()) == H5T_STR_SPACEPAD;
-        for (std::size_t i = 0; i < strings.size(); ++i) {
-          // Fixed-length strings: stop at the first NUL, drop space padding.
-          std::string x(&buf[i * width], width);
-          x.resize(std::strlen(x.c_str()));
-          if (space_padded) x.erase(x.find_last_not_of(' ') == std::string::npos ? 0 : x.find_last_not_of(' ') + 1);
-          strings[i] = std::move(x);
-        }
-      }
-      if (space_class == H5S_SCALAR) return AttributeValue(strings.at(0));
-      return AttributeValue(std::move(strings));
-    }
-    Datatype dt = datatype_of_hdf5(type.get(), object + "@" + name);
-    std::vector<unsigned char> buf(static_cast<std::size_t>(npoints) * datatype_size(dt));
-    if (npoints > 0) check(H5Aread(attr.get(), memory_type(dt).get(), buf.data()), "reading " + where);
-    auto kind = space_class == H5S_SCALAR ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
-    return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
+    return read_attribute_value(obj.get(), name, object + "@" + name,
+                                "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'");
   }
 
   std::vector<std::string> list_attributes(FileHandle& fh, const std::string& object) override {
@@ -641,6 +619,11 @@ class Hdf5Engine final : public engine::Engine {
     // A rank with nothing to write joins with the dataset's own type: no
     // conversion that could fail on it alone (a string dataset has none from numbers).
     Hid type = data ? memory_type(dtype) : checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+    std::vector<const char*> strings;  // variable-length strings: HDF5 takes pointers
+    if (data && dtype.is_varstring()) {
+      strings = hdf5lib::string_pointers(static_cast<const std::string*>(data), sel.num_elements(shape));
+      data = strings.data();
+    }
     check(H5Dwrite(ds, type.get(), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
           "writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
   }

@@ -5,6 +5,7 @@
 
 #include "engine/registry.hpp"
 #include "engines/log/boxes.hpp"
+#include "engines/log/held_values.hpp"
 #include "engines/log/index.hpp"
 #include "engines/log/log_store.hpp"
 
@@ -189,6 +190,65 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   return plan;
 }
 
+// Translates the log's reference tokens into the front file's (its objects'
+// addresses): a token of an object no longer in the tree becomes null.
+class FrontReferences {
+ public:
+  FrontReferences(const Tree& tree, engine::Engine& e, engine::FileHandle& h) : tree_(tree), e_(e), h_(h) {}
+
+  AttributeValue translated(const AttributeValue& v) {
+    if (v.is_string() || v.is_string_array() || !v.dtype().has_references()) return v;
+    std::vector<unsigned char> bytes(static_cast<const unsigned char*>(v.data()),
+                                     static_cast<const unsigned char*>(v.data()) + v.size() * v.dtype().size());
+    translate(v.dtype(), bytes.data(), v.size());
+    return AttributeValue::from_raw(v.kind(), v.dtype(), v.size(), bytes.data());
+  }
+
+  // The whole dataset at `path` as one owned write.
+  engine::Write translated_write(const std::string& path, const DatasetInfo& info, const HeldValues& held) {
+    engine::Write w;
+    w.dataset = path;
+    w.selection = Selection::all();
+    w.dtype = info.dtype;
+    w.elements = product(info.shape);
+    // Dense for the front file: elements never written are "" and null references.
+    if (info.dtype.is_varstring()) {
+      auto strings = std::make_shared<std::vector<std::string>>(w.elements);
+      for (const auto& [k, s] : held.strings) (*strings)[k] = s;
+      const void* data = strings->data();
+      w.buffer = engine::WriteBuffer::owned(std::move(strings), data);
+    } else {
+      const std::size_t es = info.dtype.size();
+      auto bytes = std::make_shared<std::vector<unsigned char>>(w.elements * es);
+      for (const auto& [k, e] : held.elements) std::copy(e.begin(), e.end(), bytes->begin() + std::ptrdiff_t(k * es));
+      translate(info.dtype, bytes->data(), w.elements);
+      const void* data = bytes->data();
+      w.buffer = engine::WriteBuffer::owned(std::move(bytes), data);
+    }
+    return w;
+  }
+
+ private:
+  void translate(const Datatype& t, void* data, std::size_t count) {
+    for_each_reference(t, data, count, [&](ObjectRef& r) {
+      if (r.is_null()) return;
+      auto known = front_.find(r.token);
+      if (known == front_.end()) {
+        const std::string path = tree_.path_of_token(r.token);
+        uint64_t front = 0;  // null if the object is gone, or is data in the log only (a dangling link there)
+        if (!path.empty() && e_.kind(h_, path) != ObjectKind::None) front = e_.object_token(h_, path);
+        known = front_.emplace(r.token, front).first;
+      }
+      r.token = known->second;
+    });
+  }
+
+  const Tree& tree_;
+  engine::Engine& e_;
+  engine::FileHandle& h_;
+  std::map<uint64_t, uint64_t> front_;  // log token -> front file token
+};
+
 // Every path of the tree, parents first, each group's members in the order
 // they were created (the front file's groups record that order too).
 std::vector<std::string> in_creation_order(const Tree& tree) {
@@ -217,6 +277,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   e->write_attribute(*h, "/", kFrontId, AttributeValue(hex_id(header.file_id)));
   e->write_attribute(*h, "/", kFrontEpoch, AttributeValue(epoch));
   std::vector<std::string> log_only;
+  std::vector<std::string> made;  // objects made, for their attributes and held values below
   bool sources_group = false;
   for (const auto& p : in_creation_order(tree)) {
     const Node& node = tree.nodes.at(p);
@@ -265,10 +326,19 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
         }
       }
     }
+    made.push_back(p);
+  }
+  // Then what may refer to any object: attributes, and the datasets the
+  // metadata holds (their references translated to the front file's).
+  FrontReferences refs(tree, *e, *h);
+  for (const auto& p : made) {
+    const Node& node = tree.nodes.at(p);
     for (const auto& [name, value] : node.attrs) {
       if (p == "/" && (name == kFrontMarker || name == kFrontId || name == kFrontEpoch)) continue;
-      e->write_attribute(*h, p, name, value);
+      e->write_attribute(*h, p, name, refs.translated(value));
     }
+    auto held = node.kind == ObjectKind::Dataset ? tree.held.find(node.dataset) : tree.held.end();
+    if (held != tree.held.end()) e->put(*h, refs.translated_write(p, tree.datasets[std::size_t(node.dataset)], held->second));
   }
   if (!log_only.empty()) e->write_attribute(*h, "/", "_h5loom_log_only", AttributeValue(log_only));
   e->close(*h);

@@ -12,6 +12,7 @@
 #include "hdf5lib/chunking.hpp"
 #include "engines/log/commit.hpp"
 #include "engines/log/front_file.hpp"
+#include "engines/log/held_values.hpp"
 #include "engines/log/log_file.hpp"
 #include "engines/log/read_planner.hpp"
 #include "engines/log/verify.hpp"
@@ -29,7 +30,8 @@ class LogEngine final : public engine::Engine {
   std::string name() const override { return "log"; }
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
-            "series", "compound", "string", "enum",      "links",     "order",    "fill"};
+            "series", "compound", "string", "enum",      "links",     "order",    "fill",
+            "references", "vlen_strings"};
   }
 
   // ---- storage ----
@@ -76,6 +78,7 @@ class LogEngine final : public engine::Engine {
   engine::RequestPtr flush(FileHandle& fh, engine::FlushLevel level) override {
     auto& f = cast(fh);
     if (!f.writable()) return nullptr;  // nothing was put: put() refuses a read-only file
+    share_held(f);
     hand_over_deferred(f);
     // After 2^24 - 1 visible flushes in one epoch the block entries' round
     // would overflow: the epoch commits instead.
@@ -87,7 +90,10 @@ class LogEngine final : public engine::Engine {
 
   void close(FileHandle& fh) override {
     auto& f = static_cast<LogFile&>(fh);
-    if (f.writing && f.failed.empty()) hand_over_deferred(f);  // what was put and not flushed
+    if (f.writing && f.failed.empty()) {  // what was put and not flushed
+      share_held(f);
+      hand_over_deferred(f);
+    }
     close_log_file(f);
   }
 
@@ -156,6 +162,17 @@ class LogEngine final : public engine::Engine {
     return it->second.link;
   }
 
+  // ---- references: tokens the tree gives every group and dataset ----
+  uint64_t object_token(FileHandle& fh, const std::string& path) override { return node(cast(fh), path).token; }
+  std::string object_path(FileHandle& fh, uint64_t token) override {
+    auto& f = cast(fh);
+    std::string path = f.catalog.tree.path_of_token(token);
+    if (path.empty())
+      throw NotFoundError("reference " + std::to_string(token) + " names no object of " + f.where() +
+                          " (the object was removed, or the value is not a reference of this file)");
+    return path;
+  }
+
   // ---- datasets ----
   void create_dataset(FileHandle& fh, const std::string& path, const DatasetSpec& spec) override {
     auto& f = writable(fh, "create dataset '" + path + "'");
@@ -188,6 +205,11 @@ class LogEngine final : public engine::Engine {
   void put(FileHandle& fh, engine::Write w) override {
     auto& f = cast(fh);  // called once per write: no string is built unless something is wrong
     if (!f.writable()) writable(fh, "write to '" + w.dataset + "'");  // the object model refuses it first
+    if (f.catalog.tree.held_datasets && held_in_metadata(w.dtype)) {  // kept in the metadata (held_values.hpp)
+      w.dataset = f.catalog.tree.resolve(w.dataset);
+      f.writing->held.push_back(w.kept());
+      return;
+    }
     using Hold = WritePipeline::Hold;
     auto& deferred = f.writing->deferred;
     const engine::Lifetime life = w.buffer.lifetime();
@@ -202,6 +224,11 @@ class LogEngine final : public engine::Engine {
   engine::RequestPtr read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype,
                           void* out) override {
     auto& f = cast(fh);
+    const int id = f.catalog.tree.dataset_id(path);
+    if (held_in_metadata(f.catalog.tree.datasets[std::size_t(id)].dtype)) {
+      read_held(f.catalog.tree, id, sel, out);
+      return nullptr;
+    }
     // The object model made every write visible first (flush(Visible)); a
     // read never commits. A damaged block found by one rank is raised on every rank.
     mpi::agree(f.team.comm, [&] {
@@ -253,6 +280,12 @@ class LogEngine final : public engine::Engine {
     auto& f = cast(fh);
     if (!f.writable()) throw ReadOnlyError("cannot " + what + ": " + f.where() + " is open read-only");
     return f;
+  }
+
+  // Every rank's writes of datasets the metadata holds become metadata operations (collective).
+  static void share_held(LogFile& f) {
+    if (!f.catalog.tree.held_datasets) return;  // the same on every rank: none can have such writes
+    f.writing_step([&] { share_held_writes(f.team.comm, f.writing->held, [&](Json op) { record(f, std::move(op)); }); });
   }
 
   // The deferred writes join the pipeline, in order, at the flush: borrowed

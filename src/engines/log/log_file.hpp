@@ -41,6 +41,8 @@ struct Writing {
   // writes: the value at the flush point is what gets written), and every
   // write put after one of them (to keep a rank's writes in order).
   std::vector<engine::Write> deferred;
+  // Writes of datasets the metadata holds (held_values.hpp), owned, shared at the next flush.
+  std::vector<engine::Write> held;
   // The last dataset written, by path (writes come in runs).
   std::string last_dataset;
   int last_dataset_id = -1;

@@ -1,7 +1,9 @@
 #include "engines/log/metadata.hpp"
 
 #include <algorithm>
+#include <utility>
 
+#include "engines/log/held_values.hpp"
 #include "h5loom/errors.hpp"
 
 namespace h5loom::logengine {
@@ -103,6 +105,13 @@ std::string Tree::resolve(const std::string& path) const {
   return {};  // a loop of links
 }
 
+std::string Tree::path_of_token(uint64_t token) const {
+  if (token == 0) return {};
+  for (const auto& [path, node] : nodes)  // dereferencing is rare: no second map to keep up to date
+    if (node.token == token && node.kind != ObjectKind::None) return path;
+  return {};
+}
+
 const Node* Tree::find(const std::string& path) const {
   if (path == "/") {
     auto it = nodes.find("/");
@@ -141,6 +150,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
   int created = -1;
   if (kind == "group" && op.at("path") == "/") {
     tree.nodes["/"].kind = ObjectKind::Group;
+    tree.nodes["/"].token = kRootToken;
   } else if (kind == "group" || kind == "dataset") {
     std::string p = op.at("path");
     if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p))
@@ -148,6 +158,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     Node& parent = node_of(parent_of(p), ObjectKind::Group);
     Node n;
     n.kind = kind == "group" ? ObjectKind::Group : ObjectKind::Dataset;
+    n.token = tree.next_token++;
     if (kind == "dataset") {
       DatasetInfo info;
       info.dtype = datatype_from_name(op.at("dtype").get<std::string>());
@@ -168,6 +179,10 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
         if (info.shape[d] > info.max_shape[d] || !fits(bytes, info.shape[d]))
           bad("of '" + p + "' has an impossible shape " + dims_to_string(info.shape));
         bytes *= std::max<uint64_t>(info.shape[d], 1);
+      }
+      if (held_in_metadata(info.dtype)) {
+        if (!info.fill.empty()) bad("of '" + p + "' has a fill value, which a " + info.dtype.name() + " dataset cannot have");
+        ++tree.held_datasets;
       }
       created = n.dataset = int(tree.datasets.size());
       tree.datasets.push_back(info);
@@ -224,7 +239,10 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       bytes *= std::max<uint64_t>(shape[d], 1);
     }
     if (!ok) bad("of '" + p + "' to " + dims_to_string(shape) + " is not a growth of " + dims_to_string(info.shape));
-    info.shape = std::move(shape);
+    const Dims old_shape = std::exchange(info.shape, std::move(shape));
+    regrid_held(tree, node_of(p, ObjectKind::Dataset).dataset, old_shape);
+  } else if (kind == "elements") {
+    apply_elements(tree, node_of(op.at("path").get<std::string>(), ObjectKind::Dataset).dataset, op, bad);
   } else if (kind == "front") {
     tree.fronts.push_back(
         {op.at("epoch").get<uint64_t>(), op.at("size").get<uint64_t>(), op.at("crc").get<uint32_t>()});

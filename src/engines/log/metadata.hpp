@@ -18,8 +18,14 @@ namespace h5loom::logengine {
 
 using Json = nlohmann::json;
 
+// The token of the root group; every other group and dataset gets the next
+// one when it is created (in the order of the metadata operations, so that
+// replaying them gives the same tokens): object references hold them.
+constexpr uint64_t kRootToken = 1;
+
 struct Node {
   ObjectKind kind = ObjectKind::None;  // None: a soft link
+  uint64_t token = 0;                  // groups and datasets: their object reference token
   std::map<std::string, AttributeValue> attrs;
   std::set<std::string> children;   // for groups: by name
   std::vector<std::string> order;   // for groups: the same names, in creation order
@@ -34,11 +40,26 @@ struct FrontSum {
   uint32_t crc = 0;
 };
 
+// The elements of a dataset the log keeps in its metadata instead of its
+// data log (held_values.hpp): variable-length strings, or fixed-size
+// elements holding references - only those written, by row-major index (a
+// huge dataset, or a crafted one, costs memory only for what was written).
+struct HeldValues {
+  std::map<uint64_t, std::string> strings;                 // variable-length strings
+  std::map<uint64_t, std::vector<unsigned char>> elements;  // other types: one element each
+};
+
 struct Tree {
   std::map<std::string, Node> nodes;       // by absolute path
   std::vector<std::string> dataset_paths;  // by dataset id
   std::vector<DatasetInfo> datasets;       // by dataset id
   std::vector<FrontSum> fronts;            // every front file the log recorded, oldest first
+  std::map<int, HeldValues> held;          // by dataset id, for the datasets the metadata holds
+  uint64_t held_datasets = 0;              // how many datasets (ever made) the metadata holds
+  uint64_t next_token = kRootToken + 1;
+
+  // The path of the group or dataset with reference token `token`; empty if none has it.
+  std::string path_of_token(uint64_t token) const;
 
   // `path` with every soft link on it followed (at most 16 of them); empty if
   // it leads nowhere. Paths without links come back as they are.
@@ -59,6 +80,7 @@ Json move_op(const std::string& from, const std::string& to);
 Json extend_op(const std::string& path, const Dims& shape);
 Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value);
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc);
+// (The `elements` operation: held_values.hpp.)
 
 // Applies one operation to the tree. Each is checked against the tree as it is
 // (the object model checked the calls that made it; a damaged or crafted log

@@ -23,7 +23,10 @@ struct Catalog {
 
   // The root exists before any epoch: a file that crashed before its first
   // commit never recorded it, and a writer that reopened it went on without.
-  Catalog() { tree.nodes["/"].kind = ObjectKind::Group; }
+  Catalog() {
+    tree.nodes["/"].kind = ObjectKind::Group;
+    tree.nodes["/"].token = kRootToken;
+  }
   // Applies a metadata operation (apply_op); a new dataset gets its place in the index.
   void apply(const Json& op, const std::string& where);
 };

@@ -156,3 +156,22 @@ def test_an_attribute_that_differs_by_rank_is_not_committed(shared_path, comm):
         f.close()
     with h5loom.File(path, "r", comm=comm) as g:
         assert g.attrs["same"] == 1 and "time" not in g.attrs
+
+
+@pytest.mark.parametrize("engine", ["hdf5", {"wrappers": ["collcheck"]}, "log"])
+def test_each_rank_writes_references(shared_path, comm, engine):
+    # obj.ref and f[ref] are collective (collcheck checks that every rank makes
+    # them alike); writing references is not.
+    if "references" not in h5loom.engine_groups(engine):
+        pytest.skip(f"engine {engine} does not declare the conformance group 'references'")
+    r, n = comm.rank, comm.size
+    path = shared_path / "refs.h5"
+    with h5loom.File(path, "w", comm=comm, engine=engine) as f:
+        targets = [f.create_group(f"g{k}").ref for k in range(n)]
+        refs = f.create_dataset("refs", shape=(n,), dtype=h5loom.ref_dtype)
+        refs[r] = targets[(r + 1) % n]
+        f.attrs["all"] = targets
+    with h5loom.File(path, "r", comm=comm, engine=engine) as f:
+        got = f["refs"][...]
+        assert [f[ref].path for ref in got] == [f"/g{(k + 1) % n}" for k in range(n)]
+        assert [f.dereference(ref) for ref in f.attrs["all"]] == [f"/g{k}" for k in range(n)]
