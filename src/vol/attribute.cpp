@@ -52,7 +52,10 @@ std::vector<std::string> attribute_names(OpenFile& f, const std::string& path, H
 // The object an attribute call names (`loc` is about the object; by index: the
 // object is loc_by_idx.name and the index is of its attributes).
 std::string object_path(const Object& o, const H5VL_loc_params_t* loc) {
-  if (loc && loc->type == H5VL_OBJECT_BY_IDX) return join(o.path, loc->loc_data.loc_by_idx.name);
+  if (loc && loc->type == H5VL_OBJECT_BY_IDX) {
+    check_plist(loc->loc_data.loc_by_idx.lapl_id, H5P_LINK_ACCESS, "link access");
+    return join(o.path, loc->loc_data.loc_by_idx.name);
+  }
   return locate(o, loc);
 }
 
@@ -125,31 +128,35 @@ std::size_t data_size(const AttributeValue& v) {
   return v.size() * datatype_size(v.dtype());
 }
 
-void* attr_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_t type, hid_t space, hid_t, hid_t,
-                  hid_t, void**) {
+void* attr_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_t type, hid_t space, hid_t acpl,
+                  hid_t aapl, hid_t, void**) {
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     Object& o = as_object(obj);
+    check_plist(acpl, H5P_ATTRIBUTE_CREATE, "attribute creation");
+    check_plist(aapl, H5P_ATTRIBUTE_ACCESS, "attribute access");
     const std::string path = object_path(o, loc);
     const std::string what = "attribute '" + std::string(name) + "' of '" + path + "' in file '" + o.file->name + "'";
     const AttributeValue zero = zero_value(type, space, what);
     if (on_object(*o.file, path, [&](h5loom::Object& x) { return x.has_attribute(name); }))
       throw ExistsError("cannot create " + what + ": it exists");
     write_value(*o.file, path, name, zero);
-    auto* a = new Object(H5I_ATTR, o.file, path);
+    auto* a = new Object(H5I_ATTR, o, path);
     a->attr = name;
+    a->keep_create(acpl);
     return (void*)a;
   });
 }
 
-void* attr_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_t, hid_t, void**) {
+void* attr_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_t aapl, hid_t, void**) {
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     Object& o = as_object(obj);
+    check_plist(aapl, H5P_ATTRIBUTE_ACCESS, "attribute access");
     const std::string path = object_path(o, loc);
     std::string attr = name ? name : "";
     if (loc && loc->type == H5VL_OBJECT_BY_IDX) attr = attribute_by_index(*o.file, path, loc->loc_data.loc_by_idx);
     if (!on_object(*o.file, path, [&](h5loom::Object& x) { return x.has_attribute(attr); }))
       throw NotFoundError("attribute '" + attr + "' not found on '" + path + "' in file '" + o.file->name + "'");
-    auto* a = new Object(H5I_ATTR, o.file, path);
+    auto* a = new Object(H5I_ATTR, o, path);
     a->attr = attr;
     return (void*)a;
   });
@@ -209,7 +216,9 @@ herr_t attr_get(void* obj, H5VL_attr_get_args_t* args, hid_t, void**) {
       case H5VL_ATTR_GET_TYPE:
         args->args.get_type.type_id = type_of(read_value(*o.file, o.path, o.attr));
         return herr_t(0);
-      case H5VL_ATTR_GET_ACPL: args->args.get_acpl.acpl_id = H5Pcreate(H5P_ATTRIBUTE_CREATE); return herr_t(0);
+      case H5VL_ATTR_GET_ACPL:
+        args->args.get_acpl.acpl_id = o.create_plist >= 0 ? H5Pcopy(o.create_plist) : H5Pcreate(H5P_ATTRIBUTE_CREATE);
+        return herr_t(0);
       case H5VL_ATTR_GET_STORAGE_SIZE:
         *args->args.get_storage_size.data_size = data_size(read_value(*o.file, o.path, o.attr));
         return herr_t(0);

@@ -88,7 +88,9 @@ void* dataset_create(void* obj, const H5VL_loc_params_t* loc, const char* name, 
     DatasetSpec spec = spec_of(*o.file, path, type, space, dcpl);
     if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
     o.h5().create_dataset(path, spec);
-    return (void*)new Object(H5I_DATASET, o.file, path);
+    auto* d = new Object(H5I_DATASET, o, path);
+    d->keep_access(dapl);
+    return (void*)d;
   });
 }
 
@@ -96,7 +98,9 @@ void* dataset_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     Object& o = as_object(obj);
     check_plist(dapl, H5P_DATASET_ACCESS, "dataset access");
-    return (void*)new Object(H5I_DATASET, o.file, join(locate(o, loc), name ? name : "."));
+    auto* d = new Object(H5I_DATASET, o, join(locate(o, loc), name ? name : "."));
+    d->keep_access(dapl);
+    return (void*)d;
   });
 }
 
@@ -247,7 +251,8 @@ herr_t dataset_get(void* obj, H5VL_dataset_get_args_t* args, hid_t, void**) {
         return herr_t(0);
       }
       case H5VL_DATASET_GET_DAPL:
-        if ((args->args.get_dapl.dapl_id = H5Pcreate(H5P_DATASET_ACCESS)) < 0)
+        if ((args->args.get_dapl.dapl_id =
+                 d.access_plist >= 0 ? H5Pcopy(d.access_plist) : H5Pcreate(H5P_DATASET_ACCESS)) < 0)
           throw UsageError("cannot make dataset access properties");
         return herr_t(0);
       case H5VL_DATASET_GET_STORAGE_SIZE:

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -75,6 +77,22 @@ struct Communicator {
   }
 };
 
+// The engine configuration for a file: the connector's, where an application
+// without MPI-IO (a serial program: sec2, core, ... on its file access
+// properties) using the hdf5 engine gets the engine's one-process driver,
+// "sec2" - as native HDF5 would write it (and variable-length data, which
+// HDF5's MPI-IO path cannot write, works) - unless the configuration chose one.
+std::string config_for(const std::string& config, bool mpio) {
+  if (mpio || config.empty()) return config;
+  if (config == "hdf5") return R"({"engine": "hdf5", "hdf5": {"driver": "sec2"}})";
+  if (config.find('{') == std::string::npos) return config;
+  nlohmann::json j = nlohmann::json::parse(config, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.value("engine", std::string("hdf5")) != "hdf5") return config;
+  if (j.contains("hdf5") && (!j["hdf5"].is_object() || j["hdf5"].contains("driver"))) return config;
+  j["hdf5"]["driver"] = "sec2";
+  return j.dump();
+}
+
 // What the engine of an open file declares.
 void learn_engine(OpenFile& f) {
   std::string base = f.file.engine_name();
@@ -114,7 +132,7 @@ void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_
     Communicator comm(fapl);
     FileOptions options;
     options.comm = comm.comm;
-    options.engine = config_of(fapl);
+    options.engine = config_for(config_of(fapl), comm.owned);
     KeepErrorPrinting keep;
     File file = (flags & H5F_ACC_EXCL) ? File::create_exclusive(name, options) : File::create(name, options);
     return make_file(std::move(file), name, key, H5F_ACC_RDWR, fcpl, fapl);
@@ -136,7 +154,7 @@ void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t, void**) {
     Communicator comm(fapl);
     FileOptions options;
     options.comm = comm.comm;
-    options.engine = config_of(fapl);
+    options.engine = config_for(config_of(fapl), comm.owned);
     KeepErrorPrinting keep;
     File file = File::open(name, write ? Mode::ReadWrite : Mode::Read, options);
     return make_file(std::move(file), name, key, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT, fapl);
@@ -148,6 +166,7 @@ Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
 // H5Fget_obj_count / H5Fget_obj_ids: HDF5's identifiers whose objects are of this file.
 struct Census {
   const OpenFile* file;
+  uint64_t opener;  // 0: any (else H5F_OBJ_LOCAL: opened through this file handle)
   hid_t connector;
   std::vector<hid_t> ids;
 };
@@ -164,12 +183,13 @@ herr_t census_one(hid_t id, void* data) {
   H5VLclose(conn);
   if (cmp != 0) return 0;
   auto* obj = static_cast<Object*>(H5VLobject(id));
-  if (obj && (!c.file || obj->file.get() == c.file)) c.ids.push_back(id);
+  if (obj && (!c.file || obj->file.get() == c.file) && (!c.opener || obj->opener == c.opener)) c.ids.push_back(id);
   return 0;
 }
 
 std::vector<hid_t> census(const Object* o, unsigned types) {
-  Census c{o ? o->file.get() : nullptr, H5VLget_connector_id_by_name(kName), {}};
+  Census c{o ? o->file.get() : nullptr, o && (types & H5F_OBJ_LOCAL) ? o->opener : 0,
+           H5VLget_connector_id_by_name(kName), {}};
   if (c.connector < 0) throw UsageError("the h5loom connector is not registered");
   const std::pair<unsigned, H5I_type_t> kinds[] = {{H5F_OBJ_FILE, H5I_FILE},
                                                    {H5F_OBJ_DATASET, H5I_DATASET},

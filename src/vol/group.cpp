@@ -19,7 +19,7 @@ void* group_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
     if (path == "/") throw UsageError("the root group exists (file '" + o.file->name + "')");
     if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
     o.h5().create_group(path);
-    return (void*)new Object(H5I_GROUP, o.file, path);
+    return (void*)new Object(H5I_GROUP, o, path);
   });
 }
 
@@ -29,7 +29,7 @@ void* group_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_
     check_plist(gapl, H5P_GROUP_ACCESS, "group access");
     const std::string path = join(locate(o, loc), name ? name : ".");
     o.h5().group(path);  // NotFoundError unless a group is there
-    return (void*)new Object(H5I_GROUP, o.file, path);
+    return (void*)new Object(H5I_GROUP, o, path);
   });
 }
 

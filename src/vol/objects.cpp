@@ -15,12 +15,27 @@ Object::Object(H5I_type_t t, std::shared_ptr<OpenFile> f, std::string p)
     : type(t), file(std::move(f)), path(std::move(p)) {
   if (type == H5I_DATASET) dataset = file->file.dataset(path);
   serial = file->next_serial++;
+  opener = serial;
   file->live[serial] = this;
+}
+
+Object::Object(H5I_type_t t, const Object& from, std::string p) : Object(t, from.file, std::move(p)) {
+  if (t != H5I_FILE) opener = from.opener;
 }
 
 Object::~Object() {
   file->live.erase(serial);
   dataset.reset();
+  if (access_plist >= 0) H5Pclose(access_plist);
+  if (create_plist >= 0) H5Pclose(create_plist);
+}
+
+void Object::keep_access(hid_t plist) {
+  if (plist != H5P_DEFAULT && plist >= 0) access_plist = H5Pcopy(plist);
+}
+
+void Object::keep_create(hid_t plist) {
+  if (plist != H5P_DEFAULT && plist >= 0) create_plist = H5Pcopy(plist);
 }
 
 static bool at_or_below(const std::string& path, const std::string& base) {
@@ -124,9 +139,12 @@ std::string locate(const Object& obj, const H5VL_loc_params_t* loc) {
   if (!loc) return obj.path;
   switch (loc->type) {
     case H5VL_OBJECT_BY_SELF: return obj.path;
-    case H5VL_OBJECT_BY_NAME: return join(obj.path, loc->loc_data.loc_by_name.name);
+    case H5VL_OBJECT_BY_NAME:
+      check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS, "link access");
+      return join(obj.path, loc->loc_data.loc_by_name.name);
     case H5VL_OBJECT_BY_IDX: {
       const auto& by = loc->loc_data.loc_by_idx;
+      check_plist(by.lapl_id, H5P_LINK_ACCESS, "link access");
       return member_by_index(*obj.file, join(obj.path, by.name), by.idx_type, by.order, by.n);
     }
     case H5VL_OBJECT_BY_TOKEN: return path_of_token(*obj.file, *loc->loc_data.loc_by_token.token);
@@ -148,7 +166,7 @@ void require_parent(OpenFile& f, const std::string& path, hid_t lcpl) {
 }
 
 hid_t register_object(const Object& like, H5I_type_t type, const std::string& path) {
-  auto* obj = new Object(type, like.file, path);
+  auto* obj = new Object(type, like, path);
   hid_t id = H5VLwrap_register(obj, type);
   if (id < 0) delete obj;
   return id;
@@ -190,8 +208,8 @@ void* object_open(void* obj, const H5VL_loc_params_t* loc, H5I_type_t* opened_ty
     Object& o = as_object(obj);
     const std::string path = locate(o, loc);
     switch (o.h5().kind(path)) {
-      case ObjectKind::Group: *opened_type = H5I_GROUP; return (void*)new Object(H5I_GROUP, o.file, path);
-      case ObjectKind::Dataset: *opened_type = H5I_DATASET; return (void*)new Object(H5I_DATASET, o.file, path);
+      case ObjectKind::Group: *opened_type = H5I_GROUP; return (void*)new Object(H5I_GROUP, o, path);
+      case ObjectKind::Dataset: *opened_type = H5I_DATASET; return (void*)new Object(H5I_DATASET, o, path);
       case ObjectKind::None: break;
     }
     throw NotFoundError("object '" + path + "' not found in file '" + o.file->name + "'");

@@ -71,10 +71,22 @@ struct Object {
   std::string attr;                  // attribute name (type H5I_ATTR)
   std::optional<Dataset> dataset;    // type H5I_DATASET: the object model's handle (writes need it)
   uint64_t serial = 0;
+  // The file handle (its serial) this object was opened through: H5Fget_obj_count's H5F_OBJ_LOCAL.
+  uint64_t opener = 0;
+  // Access properties this handle was opened with, creation properties of an
+  // attribute or dataset this handle created (HDF5 returns them; h5loom keeps
+  // none in the file). H5I_INVALID_HID: defaults.
+  hid_t access_plist = H5I_INVALID_HID, create_plist = H5I_INVALID_HID;
 
-  // Registers itself with the file (and opens the dataset handle for H5I_DATASET).
+  // Registers itself with the file (and opens the dataset handle for
+  // H5I_DATASET). A file object is its own opener.
   Object(H5I_type_t t, std::shared_ptr<OpenFile> f, std::string p);
+  // An object reached from `from` (same file, same opener).
+  Object(H5I_type_t t, const Object& from, std::string p);
   ~Object();
+  // Keeps a copy of `plist` (unless it is H5P_DEFAULT) as this handle's access / creation properties.
+  void keep_access(hid_t plist);
+  void keep_create(hid_t plist);
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
   File& h5() const { return file->file; }
