@@ -56,7 +56,8 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
         require_links(*o.file, "soft links");
         const std::string path = locate(o, loc);
         if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
-        o.h5().create_soft_link(path, args->args.soft.target);
+        // A relative target is relative to the link's group (HDF5's rule); h5loom keeps it absolute.
+        o.h5().group(parent_of(path)).create_soft_link(last_name(path), args->args.soft.target);
         return herr_t(0);
       }
       case H5VL_LINK_CREATE_HARD:

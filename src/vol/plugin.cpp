@@ -139,7 +139,10 @@ uint64_t capability_flags(const std::string& config) {
                    H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_OBJECT_BASIC |
                    H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |
                    H5VL_CAP_FLAG_BY_IDX;
-  // The engine's conformance groups say what else it does. Which engine an
+  // Not H5VL_CAP_FLAG_OBJECT_MORE (H5Ocopy and reference counts are missing,
+  // though H5Oget_info and H5Ovisit work), HARD_LINKS, STORED_DATATYPES,
+  // FILTERS, EXTERNAL_LINKS, MOUNT, TRACK_TIMES, STORAGE_SIZE, ASYNC: h5loom has
+  // none of those. The engine's conformance groups say what else it does. Which engine an
   // empty configuration means is only known per file: assume the default's.
   std::string name = config;
   if (name.empty()) {
@@ -152,7 +155,9 @@ uint64_t capability_flags(const std::string& config) {
     groups = engine::make_engine(name)->conformance_groups();
   }
   auto has = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
-  if (has("links")) flags |= H5VL_CAP_FLAG_LINK_BASIC | H5VL_CAP_FLAG_SOFT_LINKS;
+  // Links: exists and delete (basic); information, values, iteration, moves
+  // (more; not H5Lcopy); soft links. No hard links to existing objects, no external links.
+  if (has("links")) flags |= H5VL_CAP_FLAG_LINK_BASIC | H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_SOFT_LINKS;
   // H5VL_CAP_FLAG_CREATION_ORDER stays off even with "order": it covers
   // attributes too, whose creation order h5loom does not keep.
   if (has("fill")) flags |= H5VL_CAP_FLAG_FILL_VALUES;
