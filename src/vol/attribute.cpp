@@ -87,7 +87,7 @@ AttributeValue zero_value(hid_t type, hid_t space, const std::string& what) {
     if (kind == AttributeValue::Kind::Scalar) return AttributeValue(std::string());
     return AttributeValue(std::vector<std::string>(count));
   }
-  const Datatype dtype = hdf5lib::datatype_of_hdf5(type, what);
+  const Datatype dtype = model_type(type, what);
   std::vector<unsigned char> zeros(count * datatype_size(dtype), 0);
   return AttributeValue::from_raw(kind, dtype, count, zeros.data());
 }

@@ -22,7 +22,7 @@ Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
 // What H5Dcreate asks for, as a DatasetSpec; refuses what h5loom datasets cannot be.
 DatasetSpec spec_of(OpenFile& f, const std::string& path, hid_t type, hid_t space, hid_t dcpl) {
   DatasetSpec spec;
-  spec.dtype = hdf5lib::datatype_of_hdf5(type, path);
+  spec.dtype = model_type(type, path);
   const std::string where = "dataset '" + path + "'";
   switch (H5Sget_simple_extent_type(space)) {
     case H5S_SCALAR:

@@ -65,6 +65,44 @@ void convert(hid_t src_type, const void* src, hid_t dst_type, void* dst, std::si
 
 }  // namespace
 
+namespace {
+bool has_half_float(hid_t type) {
+  const H5T_class_t cls = H5Tget_class(type);
+  if (cls == H5T_FLOAT) return H5Tget_size(type) == 2;
+  if (cls != H5T_COMPOUND) return false;
+  const int n = H5Tget_nmembers(type);
+  for (int i = 0; i < n; ++i) {
+    Hid m(H5Tget_member_type(type, unsigned(i)), H5Tclose);
+    if (has_half_float(m.get())) return true;
+  }
+  return false;
+}
+}  // namespace
+
+Datatype model_type(hid_t type, const std::string& what) {
+  if (!has_half_float(type)) return hdf5lib::datatype_of_hdf5(type, what);
+  if (H5Tget_class(type) == H5T_FLOAT) return Datatype::Float32;
+  // A compound with 16-bit floats: members in order, packed after widening.
+  const int n = H5Tget_nmembers(type);
+  std::vector<std::pair<std::size_t, int>> order;  // (offset, index): members in the order of their offsets
+  for (int i = 0; i < n; ++i) order.emplace_back(H5Tget_member_offset(type, unsigned(i)), i);
+  std::sort(order.begin(), order.end());
+  std::vector<Member> members;
+  std::size_t at = 0;
+  for (const auto& [offset, i] : order) {
+    char* name = H5Tget_member_name(type, unsigned(i));
+    Member m;
+    m.name = name ? name : "";
+    H5free_memory(name);
+    Hid mt(H5Tget_member_type(type, unsigned(i)), H5Tclose);
+    m.type = model_type(mt.get(), what + "." + m.name);
+    m.offset = at;
+    at += datatype_size(m.type);
+    members.push_back(std::move(m));
+  }
+  return Datatype::compound(std::move(members));
+}
+
 bool same_type(hid_t mem_type, const Datatype& dtype) {
   if (dtype.is_varstring()) return false;  // char* in HDF5's memory, std::string in h5loom's
   // Fixed-length strings of the same length are the same bytes: padding and

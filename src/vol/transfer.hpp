@@ -3,6 +3,8 @@
 // datatype) and selections (HDF5 dataspaces against h5loom Selections).
 #pragma once
 
+#include <functional>
+
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -25,6 +27,11 @@ struct Elements {
   void copy_from(const Elements& src, std::size_t from, std::size_t to, std::size_t count);
 };
 
+// The h5loom datatype that stores elements of the HDF5 type `type` (hdf5lib's
+// mapping, and 16-bit floats, which h5loom does not have, widened to 32 bits:
+// every value converts back exactly). DatatypeError naming `what` for the
+// rest (arrays, variable-length sequences, opaque, bitfields, ...).
+Datatype model_type(hid_t type, const std::string& what);
 // Does an application buffer of `mem_type` hold `dtype` elements as the object model does?
 bool same_type(hid_t mem_type, const Datatype& dtype);
 // `n` dense elements of `mem_type` at `src`, in the object model's form of
