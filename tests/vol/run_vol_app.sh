@@ -27,4 +27,4 @@ fi
 "$bindir/h5dump" -a /fields/rho/units "$name" | grep -q '"kg/m^3"' || { echo "h5dump: attribute units"; "$bindir/h5dump" -a /fields/rho/units "$name"; exit 1; }
 "$bindir/h5dump" -a /step "$name" | grep -q '42' || { echo "h5dump: attribute step"; exit 1; }
 "$bindir/h5dump" -d /steps -y -w 0 "$name" | grep -q "40" || { echo "h5dump: /steps"; exit 1; }
-echo "stock h5dump reads /fields/rho, its units, /step and /steps ($engine engine, $np ranks)"
+echo "stock h5dump reads /fields/rho, its units, /step and /steps (h5loom $engine, $np ranks)"
