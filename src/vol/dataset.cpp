@@ -121,7 +121,7 @@ void write_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, con
     dense = gathered.data();
   }
   // Compound members the memory type lacks keep their values: read them first
-  // (possible only where the read needs no other rank).
+  // (possible only where the read needs no other rank, and the selection is one).
   std::function<Elements()> background;
   if (d.h5().size() == 1 && !fsel.irregular)
     background = [&] {
@@ -129,7 +129,6 @@ void write_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, con
       ds.read_raw(fsel.sel, dtype, cur.data(), fsel.n);
       return cur;
     };
-  if (fsel.irregular) background = nullptr;
   if (!fsel.irregular && dense == buf && same_type(mem_type, dtype)) {
     ds.write_raw(fsel.sel, dtype, buf, fsel.n, /*copy=*/true);
     return;
