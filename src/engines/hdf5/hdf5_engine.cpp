@@ -39,6 +39,20 @@ using hdf5lib::memory_type;
 using hdf5lib::select;
 using hdf5lib::to_hsize;
 
+// File access properties on HDF5's native connector, whatever HDF5_VOL_CONNECTOR
+// says: this engine is what h5loom's VOL connector calls, so its own files
+// must not go through that connector again.
+hid_t native_fapl() {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 12, 0)
+  if (fapl >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, nullptr) < 0) {
+    H5Pclose(fapl);
+    return H5I_INVALID_HID;
+  }
+#endif
+  return fapl;
+}
+
 // ---- the engine ---------------------------------------------------------------
 
 struct Hdf5File : FileHandle {
@@ -88,7 +102,11 @@ class Hdf5Engine final : public engine::Engine {
   engine::Claim probe(const std::string& location) const noexcept override {
     htri_t is_hdf5 = -1;
 #if H5_VERSION_GE(1, 12, 0)
-    H5E_BEGIN_TRY { is_hdf5 = H5Fis_accessible(location.c_str(), H5P_DEFAULT); }
+    H5E_BEGIN_TRY {
+      hid_t fapl = native_fapl();
+      is_hdf5 = H5Fis_accessible(location.c_str(), fapl);
+      if (fapl >= 0) H5Pclose(fapl);
+    }
 #else
     H5E_BEGIN_TRY { is_hdf5 = H5Fis_hdf5(location.c_str()); }
 #endif
@@ -116,7 +134,7 @@ class Hdf5Engine final : public engine::Engine {
     if (mode == OpenMode::CreateExclusive && exists)
       throw ExistsError("cannot create file '" + path + "': it already exists (use create() to overwrite)");
 
-    Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating file access properties");
+    Hid fapl = checked(native_fapl(), H5Pclose, "creating file access properties");
     const bool sec2 = settings_.driver != "mpio";
     if (sec2) {
       // One process: POSIX I/O (sec2), or the file built in memory and written

@@ -1,0 +1,308 @@
+// Datasets: H5Dcreate/H5Dopen/H5Dwrite/H5Dread/H5Dset_extent over h5loom::Dataset.
+//
+// Writes are copied (an HDF5 application may reuse its buffer when H5Dwrite
+// returns) and deferred to the next flush point, as h5loom's writes are;
+// reads are collective over the file's communicator, as h5loom's are.
+#include <algorithm>
+#include <cstring>
+
+#include "core/mpi_util.hpp"
+#include "hdf5lib/hid.hpp"
+#include "hdf5lib/types.hpp"
+#include "vol/transfer.hpp"
+
+namespace h5loom::vol {
+
+using hdf5lib::Hid;
+
+namespace {
+
+Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
+
+// What H5Dcreate asks for, as a DatasetSpec; refuses what h5loom datasets cannot be.
+DatasetSpec spec_of(OpenFile& f, const std::string& path, hid_t type, hid_t space, hid_t dcpl) {
+  DatasetSpec spec;
+  spec.dtype = model_type(type, path);
+  const std::string where = "dataset '" + path + "'";
+  switch (H5Sget_simple_extent_type(space)) {
+    case H5S_SCALAR:
+      // h5loom datasets have at least one dimension: a scalar is stored as one
+      // element of shape [1] (and reads back so: docs/vol.md).
+      spec.shape = spec.max_shape = {1};
+      break;
+    case H5S_NULL: unsupported("a null dataspace for " + where);
+    case H5S_SIMPLE: {
+      const int rank = H5Sget_simple_extent_ndims(space);
+      std::vector<hsize_t> dims(rank), maxdims(rank);
+      H5Sget_simple_extent_dims(space, dims.data(), maxdims.data());
+      spec.shape = hdf5lib::from_hsize(dims.data(), rank);
+      spec.max_shape = hdf5lib::from_hsize(maxdims.data(), rank);
+      break;
+    }
+    default: throw SelectionError("invalid dataspace for " + where);
+  }
+  const int rank = int(spec.shape.size());
+  // Without creation properties the engine picks the layout (HDF5 would
+  // refuse an extendable contiguous dataset; h5loom chunks it).
+  if (dcpl == H5P_DEFAULT || dcpl < 0 || H5Pequal(dcpl, H5P_DATASET_CREATE_DEFAULT) > 0) return spec;
+  if (H5Pget_nfilters(dcpl) > 0) unsupported("filters (compression, checksums) on " + where);
+  if (H5Pget_external_count(dcpl) > 0) unsupported("external storage set by H5Pset_external on " + where);
+  switch (H5Pget_layout(dcpl)) {
+    case H5D_CHUNKED: {
+      spec.layout = Layout::Chunked;
+      spec.layout_auto = false;
+      std::vector<hsize_t> chunks(rank);
+      if (H5Pget_chunk(dcpl, rank, chunks.data()) != rank)
+        throw SelectionError("the chunk dimensions of " + where + " differ in rank from its dataspace");
+      spec.chunks = hdf5lib::from_hsize(chunks.data(), rank);
+      break;
+    }
+    case H5D_VIRTUAL: unsupported("virtual datasets (H5Pset_virtual) for " + where);
+    default:  // contiguous, or compact (HDF5's small-data form of contiguous)
+      spec.layout = Layout::Contiguous;
+      spec.layout_auto = false;
+      break;
+  }
+  H5D_fill_value_t fill = H5D_FILL_VALUE_DEFAULT;
+  if (H5Pfill_value_defined(dcpl, &fill) >= 0 && fill == H5D_FILL_VALUE_USER_DEFINED && !spec.dtype.is_varstring() &&
+      !spec.dtype.has_references()) {
+    if (!f.fill) unsupported("fill values (H5Pset_fill_value) with an engine without the conformance group 'fill'");
+    Hid mt = hdf5lib::memory_type(spec.dtype);
+    spec.fill.assign(datatype_size(spec.dtype), 0);
+    // Fixed-length strings: the bytes as given (converting would re-pad them).
+    const hid_t as = spec.dtype.is_string() ? type : mt.get();
+    if (H5Pget_fill_value(dcpl, as, spec.fill.data()) < 0) throw DatatypeError("cannot read the fill value of " + where);
+  }
+  return spec;
+}
+
+void* dataset_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_t lcpl, hid_t type, hid_t space,
+                     hid_t dcpl, hid_t dapl, hid_t, void**) {
+  return H5LOOM_VOL_GUARD((void*)nullptr, {
+    Object& o = as_object(obj);
+    check_plist(lcpl, H5P_LINK_CREATE, "link creation");
+    check_plist(dcpl, H5P_DATASET_CREATE, "dataset creation");
+    check_plist(dapl, H5P_DATASET_ACCESS, "dataset access");
+    if (!name) unsupported("anonymous datasets (H5Dcreate_anon)");
+    const std::string path = join(locate(o, loc), name);
+    DatasetSpec spec = spec_of(*o.file, path, type, space, dcpl);
+    if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
+    o.h5().create_dataset(path, spec);
+    auto* d = new Object(H5I_DATASET, o, path);
+    d->keep_access(dapl);
+    return (void*)d;
+  });
+}
+
+void* dataset_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_t dapl, hid_t, void**) {
+  return H5LOOM_VOL_GUARD((void*)nullptr, {
+    Object& o = as_object(obj);
+    check_plist(dapl, H5P_DATASET_ACCESS, "dataset access");
+    auto* d = new Object(H5I_DATASET, o, join(locate(o, loc), name ? name : "."));
+    d->keep_access(dapl);
+    return (void*)d;
+  });
+}
+
+std::string describe(const Object& d) { return "dataset '" + d.path + "' in file '" + d.file->name + "'"; }
+
+void write_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, const void* buf) {
+  Dataset& ds = *d.dataset;
+  const Datatype dtype = ds.dtype();
+  const Dims shape = ds.shape();
+  const FileSelection fsel = file_selection(file_space, shape, describe(d));
+  const MemorySelection msel = memory_selection(mem_space, file_space, fsel);
+  if (fsel.n == 0) return;
+  if (!buf) throw UsageError("no buffer to write to " + describe(d));
+  std::vector<unsigned char> gathered;
+  const void* dense = buf;
+  if (msel.space >= 0) {
+    gathered = gather(msel, mem_type, buf);
+    dense = gathered.data();
+  }
+  // Compound members the memory type lacks keep their values: read them first
+  // (possible only where the read needs no other rank, and the selection is one).
+  std::function<Elements()> background;
+  if (d.h5().size() == 1 && !fsel.irregular)
+    background = [&] {
+      Elements cur(dtype, fsel.n);
+      ds.read_raw(fsel.sel, dtype, cur.data(), fsel.n);
+      return cur;
+    };
+  if (!fsel.irregular && dense == buf && same_type(mem_type, dtype)) {
+    ds.write_raw(fsel.sel, dtype, buf, fsel.n, /*copy=*/true);
+    return;
+  }
+  Elements e = to_model(mem_type, dense, fsel.n, dtype, background);
+  if (!fsel.irregular) {
+    if (e.strings) ds.write_raw(fsel.sel, dtype, e.data(), e.n, /*copy=*/true);
+    else ds.write_raw(fsel.sel, dtype, e.data(), e.n, e.owner());
+    return;
+  }
+  std::size_t at = 0;
+  const std::size_t size = e.strings ? 0 : datatype_size(dtype);
+  for (std::size_t p = 0; p < fsel.piece_start.size(); ++p) {
+    Dims count(shape.size(), 1);
+    count.back() = fsel.piece_len[p];
+    const Selection piece = Selection::box(fsel.piece_start[p], count);
+    if (e.strings) ds.write_raw(piece, dtype, e.strings->data() + at, fsel.piece_len[p], /*copy=*/true);
+    else ds.write_raw(piece, dtype, e.bytes->data() + at * size, fsel.piece_len[p], e.owner());
+    at += fsel.piece_len[p];
+  }
+}
+
+// Irregular selections are read through their bounding box; so that a
+// selection of two far corners cannot ask for the whole dataset, the box may
+// hold at most this many bytes more than the selection.
+constexpr uint64_t kMaxBoxOverhead = uint64_t(256) << 20;
+
+void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void* buf) {
+  Dataset& ds = *d.dataset;
+  const Datatype dtype = ds.dtype();
+  const Dims shape = ds.shape();
+  FileSelection fsel;
+  MemorySelection msel;
+  // A read is collective: a selection refused on one rank is refused on all.
+  auto check = [&] {
+    fsel = file_selection(file_space, shape, describe(d));
+    msel = memory_selection(mem_space, file_space, fsel);
+    if (fsel.n > 0 && !buf) throw UsageError("no buffer to read " + describe(d) + " into");
+    if (fsel.irregular) {
+      const uint64_t box = fsel.sel.num_elements(shape), size = dtype.is_varstring() ? 32 : datatype_size(dtype);
+      if ((box - fsel.n) * size > kMaxBoxOverhead)
+        throw SelectionError("the point or irregular selection of " + describe(d) + " spans " + std::to_string(box) +
+                             " elements for " + std::to_string(fsel.n) + " selected; the h5loom VOL connector reads such "
+                             "selections through their bounding box, which may exceed the selection by at most 256 MiB");
+    }
+  };
+  if (d.h5().size() > 1) mpi::agree(d.h5().comm(), check);
+  else check();
+  Elements got(dtype, fsel.n);
+  if (!fsel.irregular) {
+    ds.read_raw(fsel.sel, dtype, fsel.n ? got.data() : nullptr, fsel.n);
+  } else {
+    Elements box(dtype, fsel.sel.num_elements(shape));
+    ds.read_raw(fsel.sel, dtype, box.data(), box.n);
+    std::size_t at = 0;
+    for (std::size_t p = 0; p < fsel.piece_start.size(); ++p) {
+      Dims rel(shape.size());
+      for (std::size_t k = 0; k < shape.size(); ++k) rel[k] = fsel.piece_start[p][k] - fsel.sel.start()[k];
+      got.copy_from(box, row_major_index(rel, fsel.sel.count()), at, fsel.piece_len[p]);
+      at += fsel.piece_len[p];
+    }
+  }
+  if (fsel.n == 0) return;
+  if (msel.space < 0) return from_model(got, mem_type, buf);
+  // Into the application's selection: convert in a dense copy whose current
+  // values come from the buffer (compound members the file lacks keep them).
+  std::vector<unsigned char> dense = gather(msel, mem_type, buf);
+  from_model(got, mem_type, dense.data());
+  scatter(msel, mem_type, dense.data(), buf);
+}
+
+herr_t dataset_write(size_t count, void* dset[], hid_t mem_type[], hid_t mem_space[], hid_t file_space[], hid_t,
+                     const void* buf[], void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    for (size_t i = 0; i < count; ++i) write_one(as_object(dset[i]), mem_type[i], mem_space[i], file_space[i], buf[i]);
+    return herr_t(0);
+  });
+}
+
+herr_t dataset_read(size_t count, void* dset[], hid_t mem_type[], hid_t mem_space[], hid_t file_space[], hid_t,
+                    void* buf[], void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    for (size_t i = 0; i < count; ++i) read_one(as_object(dset[i]), mem_type[i], mem_space[i], file_space[i], buf[i]);
+    return herr_t(0);
+  });
+}
+
+hid_t space_of(const Dims& shape, const Dims& max_shape) {
+  auto dims = hdf5lib::to_hsize(shape), maxdims = hdf5lib::to_hsize(max_shape.empty() ? shape : max_shape);
+  hid_t s = H5Screate_simple(int(dims.size()), dims.data(), maxdims.data());
+  if (s < 0) throw SelectionError("cannot make the dataspace " + dims_to_string(shape));
+  return s;
+}
+
+herr_t dataset_get(void* obj, H5VL_dataset_get_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& d = as_object(obj);
+    Dataset& ds = *d.dataset;
+    switch (args->op_type) {
+      case H5VL_DATASET_GET_SPACE: args->args.get_space.space_id = space_of(ds.shape(), ds.max_shape()); return herr_t(0);
+      case H5VL_DATASET_GET_TYPE: {
+        Hid t = hdf5lib::file_type(ds.dtype());
+        if ((args->args.get_type.type_id = H5Tcopy(t.get())) < 0) throw DatatypeError("cannot copy the datatype");
+        return herr_t(0);
+      }
+      case H5VL_DATASET_GET_DCPL: {
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        if (dcpl < 0) throw UsageError("cannot make dataset creation properties");
+        if (ds.layout() == Layout::Chunked) {
+          auto chunks = hdf5lib::to_hsize(ds.chunks());
+          H5Pset_chunk(dcpl, int(chunks.size()), chunks.data());
+        }
+        const auto fill = ds.fill_value();
+        if (!fill.empty()) {
+          Hid mt = hdf5lib::memory_type(ds.dtype());
+          H5Pset_fill_value(dcpl, mt.get(), fill.data());
+        }
+        args->args.get_dcpl.dcpl_id = dcpl;
+        return herr_t(0);
+      }
+      case H5VL_DATASET_GET_DAPL:
+        if ((args->args.get_dapl.dapl_id =
+                 d.access_plist >= 0 ? H5Pcopy(d.access_plist) : H5Pcreate(H5P_DATASET_ACCESS)) < 0)
+          throw UsageError("cannot make dataset access properties");
+        return herr_t(0);
+      case H5VL_DATASET_GET_STORAGE_SIZE:
+        // The bytes of its elements: what the engine stores for them is its own affair.
+        *args->args.get_storage_size.storage_size =
+            ds.dtype().is_varstring() ? 0 : product(ds.shape()) * datatype_size(ds.dtype());
+        return herr_t(0);
+      case H5VL_DATASET_GET_SPACE_STATUS:
+        unsupported("the space allocation status of datasets (H5Dget_space_status)");
+    }
+    unsupported("dataset get operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+herr_t dataset_specific(void* obj, H5VL_dataset_specific_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& d = as_object(obj);
+    switch (args->op_type) {
+      case H5VL_DATASET_SET_EXTENT: {
+        Dataset& ds = *d.dataset;
+        const Dims cur = ds.shape();
+        const Dims want = hdf5lib::from_hsize(args->args.set_extent.size, int(cur.size()));
+        for (std::size_t k = 0; k < cur.size(); ++k)
+          if (want[k] < cur[k])
+            unsupported("shrinking " + describe(d) + " from " + dims_to_string(cur) + " to " + dims_to_string(want) +
+                        " (h5loom datasets only grow)");
+        if (want != cur) ds.extend(want);
+        return herr_t(0);
+      }
+      case H5VL_DATASET_FLUSH:
+        if (d.file->intent & H5F_ACC_RDWR) d.h5().flush();
+        return herr_t(0);
+      case H5VL_DATASET_REFRESH: return herr_t(0);
+    }
+    unsupported("dataset operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+herr_t dataset_optional(void*, H5VL_optional_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    unsupported("native dataset operation " + std::to_string(args->op_type) +
+                " (chunk queries, H5Dget_offset, direct chunk I/O, ...)");
+    return herr_t(0);
+  });
+}
+
+herr_t dataset_close(void* obj, hid_t, void**) { return release(static_cast<Object*>(obj)); }
+
+}  // namespace
+
+const H5VL_dataset_class_t kDatasetClass = {dataset_create,   dataset_open,     dataset_read, dataset_write,
+                                            dataset_get,      dataset_specific, dataset_optional, dataset_close};
+
+}  // namespace h5loom::vol

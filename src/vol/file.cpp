@@ -1,0 +1,355 @@
+// Files: H5Fcreate/H5Fopen become h5loom::File::create/open over the
+// communicator of the file access properties; one h5loom file per file and
+// process, shared by every HDF5 handle of it (as native HDF5 shares them).
+#include <limits.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "vol/vol.hpp"
+
+namespace h5loom::vol {
+
+namespace {
+
+// Open files by canonical path: a second H5Fopen of an open file shares it.
+std::map<std::string, std::weak_ptr<OpenFile>>& registry() {
+  static std::map<std::string, std::weak_ptr<OpenFile>> files;
+  return files;
+}
+
+unsigned long next_fileno = 1;
+
+// The absolute path with symbolic links resolved (of the directory if the file does not exist yet).
+std::string canonical(const std::string& name) {
+  char buf[PATH_MAX];
+  if (::realpath(name.c_str(), buf)) return buf;
+  const auto slash = name.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : name.substr(0, slash);
+  const std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
+  if (::realpath(dir.c_str(), buf)) return std::string(buf) + (std::strcmp(buf, "/") == 0 ? "" : "/") + base;
+  return name;
+}
+
+// The engine configuration of the connector info on `fapl` (empty if none).
+std::string config_of(hid_t fapl) {
+  void* info = nullptr;
+  if (fapl < 0 || H5Pget_vol_info(fapl, &info) < 0 || !info) {
+    H5Eclear2(H5E_DEFAULT);
+    return {};
+  }
+  std::string config = static_cast<Info*>(info)->config;
+  delete static_cast<Info*>(info);  // a copy made by the info class's copy callback (plugin.cpp)
+  return config;
+}
+
+// The communicator of the file access properties: the MPI-IO driver's, else
+// this process alone. MPI is initialised first if the program did not (a
+// serial program, h5dump), as h5loom::File does.
+struct Communicator {
+  MPI_Comm comm = MPI_COMM_SELF;
+  bool owned = false;
+  explicit Communicator(hid_t fapl) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    ensure_mpi();
+    static bool at_exit = false;
+    if (!initialized && !at_exit) {
+      // h5loom finalises MPI at exit; files still open must close before
+      // (handlers run in reverse order of registration).
+      std::atexit(close_all_files);
+      at_exit = true;
+    }
+    if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_MPIO) {
+      MPI_Info info = MPI_INFO_NULL;
+      if (H5Pget_fapl_mpio(fapl, &comm, &info) < 0) throw UsageError("cannot read the MPI-IO properties of the file access property list");
+      if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+      owned = true;
+    }
+  }
+  ~Communicator() {
+    if (owned) MPI_Comm_free(&comm);
+  }
+};
+
+// The engine configuration for a file: the connector's, where an application
+// without MPI-IO (a serial program: sec2, core, ... on its file access
+// properties) using the hdf5 engine gets the engine's one-process driver,
+// "sec2" - as native HDF5 would write it (and variable-length data, which
+// HDF5's MPI-IO path cannot write, works) - unless the configuration chose one.
+std::string config_for(const std::string& config, bool mpio) {
+  if (mpio || config.empty()) return config;
+  if (config == "hdf5") return R"({"engine": "hdf5", "hdf5": {"driver": "sec2"}})";
+  if (config.find('{') == std::string::npos) return config;
+  nlohmann::json j = nlohmann::json::parse(config, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.value("engine", std::string("hdf5")) != "hdf5") return config;
+  if (j.contains("hdf5") && (!j["hdf5"].is_object() || j["hdf5"].contains("driver"))) return config;
+  j["hdf5"]["driver"] = "sec2";
+  return j.dump();
+}
+
+// What the engine of an open file declares.
+void learn_engine(OpenFile& f) {
+  std::string base = f.file.engine_name();
+  base = base.substr(base.rfind('>') + 1);
+  static std::map<std::string, std::vector<std::string>> known;
+  auto it = known.find(base);
+  if (it == known.end()) {
+    KeepErrorPrinting keep;
+    it = known.emplace(base, engine::make_engine(base)->conformance_groups()).first;
+  }
+  auto has = [&](const char* g) { return std::find(it->second.begin(), it->second.end(), g) != it->second.end(); };
+  f.links = has("links");
+  f.order = has("order");
+  f.fill = has("fill");
+  f.references = has("references");
+}
+
+void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {
+  auto f = std::make_shared<OpenFile>(std::move(file));
+  f->name = name;
+  f->key = key;
+  f->intent = intent;
+  f->fileno = next_fileno++;
+  f->fapl = H5Pcopy(fapl >= 0 && fapl != H5P_DEFAULT ? fapl : H5P_FILE_ACCESS_DEFAULT);
+  f->fcpl = H5Pcopy(fcpl >= 0 && fcpl != H5P_DEFAULT ? fcpl : H5P_FILE_CREATE_DEFAULT);
+  learn_engine(*f);
+  registry()[key] = f;
+  return new Object(H5I_FILE, f, "/");
+}
+
+void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_t, void**) {
+  return H5LOOM_VOL_GUARD((void*)nullptr, {
+    const std::string key = canonical(name);
+    if (auto it = registry().find(key); it != registry().end() && !it->second.expired())
+      throw UsageError(std::string("cannot create file '") + name + "': it is open (close it first)");
+    if (flags & H5F_ACC_SWMR_WRITE) unsupported("SWMR writing (H5F_ACC_SWMR_WRITE)");
+    Communicator comm(fapl);
+    FileOptions options;
+    options.comm = comm.comm;
+    options.engine = config_for(config_of(fapl), comm.owned);
+    KeepErrorPrinting keep;
+    File file = (flags & H5F_ACC_EXCL) ? File::create_exclusive(name, options) : File::create(name, options);
+    return make_file(std::move(file), name, key, H5F_ACC_RDWR, fcpl, fapl);
+  });
+}
+
+void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t, void**) {
+  return H5LOOM_VOL_GUARD((void*)nullptr, {
+    const std::string key = canonical(name);
+    const bool write = flags & H5F_ACC_RDWR;
+    if (flags & H5F_ACC_SWMR_WRITE) unsupported("SWMR writing (H5F_ACC_SWMR_WRITE)");
+    if (auto it = registry().find(key); it != registry().end()) {
+      if (auto open = it->second.lock()) {
+        if (write && !(open->intent & H5F_ACC_RDWR))
+          throw UsageError(std::string("cannot open file '") + name + "' for writing: it is open read-only");
+        return (void*)new Object(H5I_FILE, open, "/");
+      }
+    }
+    Communicator comm(fapl);
+    FileOptions options;
+    options.comm = comm.comm;
+    options.engine = config_for(config_of(fapl), comm.owned);
+    KeepErrorPrinting keep;
+    File file = File::open(name, write ? Mode::ReadWrite : Mode::Read, options);
+    return make_file(std::move(file), name, key, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT, fapl);
+  });
+}
+
+Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
+
+// H5Fget_obj_count / H5Fget_obj_ids: HDF5's identifiers whose objects are of this file.
+struct Census {
+  const OpenFile* file;
+  uint64_t opener;  // 0: any (else H5F_OBJ_LOCAL: opened through this file handle)
+  hid_t connector;
+  std::vector<hid_t> ids;
+};
+
+herr_t census_one(hid_t id, void* data) {
+  auto& c = *static_cast<Census*>(data);
+  hid_t conn = H5VLget_connector_id(id);
+  if (conn < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+  }
+  int cmp = 1;
+  H5VLcmp_connector_cls(&cmp, conn, c.connector);
+  H5VLclose(conn);
+  if (cmp != 0) return 0;
+  auto* obj = static_cast<Object*>(H5VLobject(id));
+  if (obj && (!c.file || obj->file.get() == c.file) && (!c.opener || obj->opener == c.opener)) c.ids.push_back(id);
+  return 0;
+}
+
+std::vector<hid_t> census(const Object* o, unsigned types) {
+  Census c{o ? o->file.get() : nullptr, o && (types & H5F_OBJ_LOCAL) ? o->opener : 0,
+           H5VLget_connector_id_by_name(kName), {}};
+  if (c.connector < 0) throw UsageError("the h5loom connector is not registered");
+  const std::pair<unsigned, H5I_type_t> kinds[] = {{H5F_OBJ_FILE, H5I_FILE},
+                                                   {H5F_OBJ_DATASET, H5I_DATASET},
+                                                   {H5F_OBJ_GROUP, H5I_GROUP},
+                                                   {H5F_OBJ_ATTR, H5I_ATTR}};
+  for (const auto& [bit, type] : kinds)
+    if (types & bit) H5Iiterate(type, census_one, &c);
+  H5VLclose(c.connector);
+  return c.ids;
+}
+
+herr_t file_get(void* obj, H5VL_file_get_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& o = as_object(obj);
+    OpenFile& f = *o.file;
+    switch (args->op_type) {
+      case H5VL_FILE_GET_CONT_INFO: {
+        auto* info = args->args.get_cont_info.info;
+        if (info->version != H5VL_CONTAINER_INFO_VERSION) throw UsageError("unknown container info version");
+        info->feature_flags = 0;
+        info->token_size = sizeof(uint64_t);
+        info->blob_id_size = 0;
+        return herr_t(0);
+      }
+      case H5VL_FILE_GET_FAPL:
+        if ((args->args.get_fapl.fapl_id = H5Pcopy(f.fapl)) < 0) throw UsageError("cannot copy the file access properties");
+        return herr_t(0);
+      case H5VL_FILE_GET_FCPL:
+        if ((args->args.get_fcpl.fcpl_id = H5Pcopy(f.fcpl)) < 0) throw UsageError("cannot copy the file creation properties");
+        return herr_t(0);
+      case H5VL_FILE_GET_FILENO: *args->args.get_fileno.fileno = f.fileno; return herr_t(0);
+      case H5VL_FILE_GET_INTENT: *args->args.get_intent.flags = f.intent; return herr_t(0);
+      case H5VL_FILE_GET_NAME: {
+        auto& a = args->args.get_name;
+        if (a.buf && a.buf_size > 0) {
+          const size_t n = std::min(f.name.size(), a.buf_size - 1);
+          std::memcpy(a.buf, f.name.data(), n);
+          a.buf[n] = '\0';
+        }
+        if (a.file_name_len) *a.file_name_len = f.name.size();
+        return herr_t(0);
+      }
+      case H5VL_FILE_GET_OBJ_COUNT:
+        *args->args.get_obj_count.count = census(&o, args->args.get_obj_count.types).size();
+        return herr_t(0);
+      case H5VL_FILE_GET_OBJ_IDS: {
+        auto& a = args->args.get_obj_ids;
+        auto ids = census(&o, a.types);
+        const size_t n = std::min(ids.size(), a.max_objs);
+        std::copy(ids.begin(), ids.begin() + n, a.oid_list);
+        *a.count = n;
+        return herr_t(0);
+      }
+    }
+    unsupported("file get operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+herr_t file_specific(void* obj, H5VL_file_specific_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    switch (args->op_type) {
+      case H5VL_FILE_FLUSH: {
+        Object& o = as_object(obj);
+        if (o.file->intent & H5F_ACC_RDWR) o.h5().flush();
+        return herr_t(0);
+      }
+      case H5VL_FILE_REOPEN:
+        *args->args.reopen.file = new Object(H5I_FILE, as_object(obj).file, "/");
+        return herr_t(0);
+      case H5VL_FILE_IS_ACCESSIBLE: {
+        // Asked of every plugin when a native open fails: cheap, never an error.
+        bool yes = false;
+        try {
+          KeepErrorPrinting keep;
+          yes = !engine::detect_engine(args->args.is_accessible.filename).empty();
+        } catch (...) {
+        }
+        *args->args.is_accessible.accessible = yes;
+        return herr_t(0);
+      }
+      case H5VL_FILE_DELETE: {
+        const std::string name = args->args.del.filename;
+        std::string engine_name;
+        {
+          KeepErrorPrinting keep;
+          engine_name = engine::detect_engine(name);
+          if (engine_name.empty()) throw NotFoundError("cannot delete file '" + name + "': no engine's file is there");
+          engine::storage_engine(engine_name)->remove(name);
+        }
+        return herr_t(0);
+      }
+      case H5VL_FILE_IS_EQUAL:
+        *args->args.is_equal.same_file =
+            as_object(obj).file.get() == static_cast<Object*>(args->args.is_equal.obj2)->file.get();
+        return herr_t(0);
+    }
+    unsupported("file operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+herr_t file_optional(void*, H5VL_optional_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    unsupported("native file operation " + std::to_string(args->op_type) + " (H5Fget_filesize, H5Fget_info, ...)");
+    return herr_t(0);
+  });
+}
+
+herr_t file_close(void* obj, hid_t, void**) { return release(static_cast<Object*>(obj)); }
+
+}  // namespace
+
+herr_t release(Object* o) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    std::shared_ptr<OpenFile> f = o->file;
+    delete o;
+    // The file's last object: closing now (collective) reports errors to the caller.
+    if (f.use_count() == 1) f->close();
+    return herr_t(0);
+  });
+}
+
+OpenFile::~OpenFile() {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "h5loom VOL connector: closing file '%s': %s\n", name.c_str(), e.what());
+  }
+}
+
+void OpenFile::close() {
+  if (auto it = registry().find(key); it != registry().end() && (it->second.expired() || it->second.lock().get() == this))
+    registry().erase(it);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (fcpl >= 0) H5Pclose(fcpl);
+  fapl = fcpl = H5I_INVALID_HID;
+  if (!file.is_open()) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    std::fprintf(stderr, "h5loom VOL connector: file '%s' was still open when MPI was finalised; it is not closed\n",
+                 name.c_str());
+    return;
+  }
+  KeepErrorPrinting keep;
+  file.close();
+}
+
+void close_all_files() {
+  std::vector<std::shared_ptr<OpenFile>> open;
+  for (auto& [key, weak] : registry())
+    if (auto f = weak.lock()) open.push_back(f);
+  for (auto& f : open) {
+    try {
+      f->close();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "h5loom VOL connector: closing file '%s' at exit: %s\n", f->name.c_str(), e.what());
+    }
+  }
+}
+
+const H5VL_file_class_t kFileClass = {file_create, file_open, file_get, file_specific, file_optional, file_close};
+
+}  // namespace h5loom::vol

@@ -1,0 +1,199 @@
+// Links: soft links, existence, deletion, renaming, information and
+// iteration, over the object model's link operations (engines declaring the
+// conformance group "links"). Hard links exist only as the objects' own names:
+// h5loom has no second name for an object, so H5Lcreate_hard and H5Lcopy are refused.
+#include <cstring>
+#include <functional>
+
+#include "vol/vol.hpp"
+
+namespace h5loom::vol {
+
+namespace {
+
+Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
+
+void require_links(const OpenFile& f, const std::string& what) {
+  if (!f.links) unsupported(what + " with an engine without the conformance group 'links'");
+}
+
+// Is there a link `path` (a dangling soft link counts)?
+bool link_exists(OpenFile& f, const std::string& path) {
+  if (path == "/") return true;
+  return f.file.kind(path) != ObjectKind::None || (f.links && f.file.soft_link(path));
+}
+
+H5L_info2_t link_info(OpenFile& f, const std::string& path) {
+  H5L_info2_t info;
+  std::memset(&info, 0, sizeof info);
+  info.cset = H5T_CSET_ASCII;
+  if (!link_exists(f, path)) throw NotFoundError("link '" + path + "' not found in file '" + f.name + "'");
+  if (f.order && path != "/") {
+    const auto names = f.file.group(parent_of(path)).list_in_creation_order();
+    const std::string name = last_name(path);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) {
+        info.corder_valid = true;
+        info.corder = static_cast<int64_t>(i);
+      }
+  }
+  if (auto target = f.links ? f.file.soft_link(path) : std::nullopt) {
+    info.type = H5L_TYPE_SOFT;
+    info.u.val_size = target->size() + 1;
+  } else {
+    info.type = H5L_TYPE_HARD;
+    info.u.token = token_of(f, path);
+  }
+  return info;
+}
+
+herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_params_t* loc, hid_t lcpl, hid_t,
+                   hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& o = as_object(obj);
+    switch (args->op_type) {
+      case H5VL_LINK_CREATE_SOFT: {
+        require_links(*o.file, "soft links");
+        const std::string path = locate(o, loc);
+        if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
+        // A relative target is relative to the link's group (HDF5's rule); h5loom keeps it absolute.
+        o.h5().group(parent_of(path)).create_soft_link(last_name(path), args->args.soft.target);
+        return herr_t(0);
+      }
+      case H5VL_LINK_CREATE_HARD:
+        unsupported("a second name for an object (H5Lcreate_hard, H5Olink): h5loom objects have one name");
+      case H5VL_LINK_CREATE_UD: unsupported("external and user-defined links");
+    }
+    unsupported("link type " + std::to_string(int(args->op_type)));
+  });
+}
+
+herr_t link_copy(void*, const H5VL_loc_params_t*, void*, const H5VL_loc_params_t*, hid_t, hid_t, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    unsupported("copying links (H5Lcopy): h5loom objects have one name");
+    return herr_t(0);
+  });
+}
+
+herr_t link_move(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, const H5VL_loc_params_t* loc2,
+                 hid_t lcpl, hid_t, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& src = as_object(src_obj);
+    Object& dst = dst_obj ? as_object(dst_obj) : src;
+    require_links(*src.file, "moving links");
+    if (src.file.get() != dst.file.get()) unsupported("moving links between files");
+    const std::string from = locate(src, loc1), to = locate(dst, loc2);
+    if (!link_exists(*src.file, from)) throw NotFoundError("link '" + from + "' not found in file '" + src.file->name + "'");
+    if (src.h5().mode() != Mode::Read) require_parent(*src.file, to, lcpl);
+    src.h5().move(from, to);
+    links_changed(*src.file, from, to);
+    return herr_t(0);
+  });
+}
+
+herr_t link_get(void* obj, const H5VL_loc_params_t* loc, H5VL_link_get_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& o = as_object(obj);
+    const std::string path = locate(o, loc);
+    switch (args->op_type) {
+      case H5VL_LINK_GET_INFO: *args->args.get_info.linfo = link_info(*o.file, path); return herr_t(0);
+      case H5VL_LINK_GET_NAME: {
+        auto& a = args->args.get_name;
+        const std::string name = last_name(path);
+        if (a.name && a.name_size > 0) {
+          const size_t n = std::min(name.size(), a.name_size - 1);
+          std::memcpy(a.name, name.data(), n);
+          a.name[n] = '\0';
+        }
+        if (a.name_len) *a.name_len = name.size();
+        return herr_t(0);
+      }
+      case H5VL_LINK_GET_VAL: {
+        auto target = o.file->links ? o.h5().soft_link(path) : std::nullopt;
+        if (!target) throw UsageError("'" + path + "' is not a soft link (file '" + o.file->name + "')");
+        auto& a = args->args.get_val;
+        if (a.buf && a.buf_size > 0) {
+          const size_t n = std::min(target->size(), a.buf_size - 1);
+          std::memcpy(a.buf, target->data(), n);
+          static_cast<char*>(a.buf)[n] = '\0';
+        }
+        return herr_t(0);
+      }
+    }
+    unsupported("link get operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+// H5Literate / H5Lvisit: the links of `group` (recursively for visit: names
+// relative to it, soft links not followed) in the index and order asked for,
+// from *idx_p on.
+herr_t iterate(Object& o, const std::string& group, H5VL_link_iterate_args_t& it) {
+  if (o.h5().kind(group) != ObjectKind::Group) throw NotFoundError("group '" + group + "' not found");
+  hid_t id = register_object(o, H5I_GROUP, group);
+  if (id < 0) throw UsageError("cannot register an identifier for group '" + group + "'");
+  struct Release {
+    hid_t id;
+    ~Release() { H5Idec_ref(id); }
+  } release{id};
+  if (!it.recursive) {
+    const auto names = members(*o.file, group, it.idx_type, it.order);
+    hsize_t i = it.idx_p ? *it.idx_p : 0;
+    herr_t r = 0;
+    for (; i < names.size() && r == 0; ++i) {
+      const H5L_info2_t info = link_info(*o.file, join(group, names[i]));
+      r = it.op(id, names[i].c_str(), &info, it.op_data);
+    }
+    if (it.idx_p) *it.idx_p = i;
+    return r;
+  }
+  std::function<herr_t(const std::string&, const std::string&)> walk = [&](const std::string& path,
+                                                                           const std::string& rel) -> herr_t {
+    for (const auto& name : members(*o.file, path, it.idx_type, it.order)) {
+      const std::string child = join(path, name), child_rel = rel.empty() ? name : rel + "/" + name;
+      const H5L_info2_t info = link_info(*o.file, child);
+      if (herr_t r = it.op(id, child_rel.c_str(), &info, it.op_data); r != 0) return r;
+      if (info.type == H5L_TYPE_HARD && o.h5().kind(child) == ObjectKind::Group)
+        if (herr_t r = walk(child, child_rel); r != 0) return r;
+    }
+    return 0;
+  };
+  return walk(group, "");
+}
+
+herr_t link_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_link_specific_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& o = as_object(obj);
+    switch (args->op_type) {
+      case H5VL_LINK_DELETE: {
+        require_links(*o.file, "deleting links");
+        const std::string path = locate(o, loc);
+        o.h5().remove(path);
+        links_changed(*o.file, path, "");
+        return herr_t(0);
+      }
+      case H5VL_LINK_EXISTS: {
+        const std::string path = locate(o, loc);
+        if (o.h5().kind(parent_of(path)) != ObjectKind::Group)
+          throw NotFoundError("cannot look up link '" + path + "': its group does not exist in file '" +
+                              o.file->name + "'");
+        *args->args.exists.exists = link_exists(*o.file, path);
+        return herr_t(0);
+      }
+      case H5VL_LINK_ITER: return iterate(o, locate(o, loc), args->args.iterate);
+    }
+    unsupported("link operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+herr_t link_optional(void*, const H5VL_loc_params_t*, H5VL_optional_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    unsupported("native link operation " + std::to_string(args->op_type));
+    return herr_t(0);
+  });
+}
+
+}  // namespace
+
+const H5VL_link_class_t kLinkClass = {link_create, link_copy, link_move, link_get, link_specific, link_optional};
+
+}  // namespace h5loom::vol

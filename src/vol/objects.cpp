@@ -1,0 +1,325 @@
+// Objects and where they are: HDF5's location parameters (by self, name,
+// index, token) as absolute h5loom paths; tokens; object info; and the H5O
+// callbacks (open, get, exists, lookup, visit, flush).
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "vol/vol.hpp"
+
+namespace h5loom::vol {
+
+// ---- the objects HDF5 holds ---------------------------------------------------------
+
+Object::Object(H5I_type_t t, std::shared_ptr<OpenFile> f, std::string p)
+    : type(t), file(std::move(f)), path(std::move(p)) {
+  if (type == H5I_DATASET) dataset = file->file.dataset(path);
+  serial = file->next_serial++;
+  opener = serial;
+  file->live[serial] = this;
+}
+
+Object::Object(H5I_type_t t, const Object& from, std::string p) : Object(t, from.file, std::move(p)) {
+  if (t != H5I_FILE) opener = from.opener;
+}
+
+Object::~Object() {
+  file->live.erase(serial);
+  dataset.reset();
+  if (access_plist >= 0) H5Pclose(access_plist);
+  if (create_plist >= 0) H5Pclose(create_plist);
+}
+
+void Object::keep_access(hid_t plist) {
+  if (plist != H5P_DEFAULT && plist >= 0) access_plist = H5Pcopy(plist);
+}
+
+void Object::keep_create(hid_t plist) {
+  if (plist != H5P_DEFAULT && plist >= 0) create_plist = H5Pcopy(plist);
+}
+
+static bool at_or_below(const std::string& path, const std::string& base) {
+  return path == base || base == "/" || path.compare(0, base.size() + 1, base + "/") == 0;
+}
+
+void links_changed(OpenFile& f, const std::string& from, const std::string& to) {
+  for (auto& [serial, obj] : f.live) {
+    if (!from.empty() && !to.empty() && from != "/" && at_or_below(obj->path, from))
+      obj->path = to + obj->path.substr(from.size());
+    if (obj->type == H5I_DATASET && f.file.kind(obj->path) == ObjectKind::Dataset)
+      obj->dataset = f.file.dataset(obj->path);
+  }
+}
+
+// ---- names -----------------------------------------------------------------------------
+
+std::string join(const std::string& base, const std::string& name) {
+  std::string out = !name.empty() && name[0] == '/' ? "" : (base == "/" ? "" : base);
+  std::size_t i = 0;
+  while (i <= name.size()) {
+    std::size_t j = name.find('/', i);
+    if (j == std::string::npos) j = name.size();
+    std::string part = name.substr(i, j - i);
+    if (part == "..") throw UsageError("name '" + name + "' contains '..', which h5loom does not resolve");
+    if (!part.empty() && part != ".") out += "/" + part;
+    i = j + 1;
+  }
+  return out.empty() ? "/" : out;
+}
+
+std::string parent_of(const std::string& path) {
+  auto pos = path.rfind('/');
+  return pos == 0 || pos == std::string::npos ? "/" : path.substr(0, pos);
+}
+
+std::string last_name(const std::string& path) {
+  return path == "/" ? "/" : path.substr(path.rfind('/') + 1);
+}
+
+std::vector<std::string> members(OpenFile& f, const std::string& path, H5_index_t index, H5_iter_order_t order) {
+  if (f.file.kind(path) != ObjectKind::Group) throw NotFoundError("group '" + path + "' not found in file '" + f.name + "'");
+  std::vector<std::string> names;
+  if (index == H5_INDEX_CRT_ORDER) {
+    if (!f.order)
+      throw UsageError("creation order is not tracked by this engine (group '" + path + "' in file '" + f.name + "')");
+    names = f.file.group(path).list_in_creation_order();
+  } else if (index == H5_INDEX_NAME) {
+    names = f.file.group(path).list();
+    std::sort(names.begin(), names.end());  // HDF5's name index: strcmp order
+  } else {
+    throw UsageError("invalid index type " + std::to_string(int(index)));
+  }
+  if (order == H5_ITER_DEC) std::reverse(names.begin(), names.end());
+  else if (order != H5_ITER_INC && order != H5_ITER_NATIVE)
+    throw UsageError("invalid iteration order " + std::to_string(int(order)));
+  return names;
+}
+
+std::string member_by_index(OpenFile& f, const std::string& path, H5_index_t index, H5_iter_order_t order,
+                            hsize_t n) {
+  auto names = members(f, path, index, order);
+  if (n >= names.size())
+    throw NotFoundError("index " + std::to_string(n) + " is out of range: group '" + path + "' has " +
+                        std::to_string(names.size()) + " members (file '" + f.name + "')");
+  return join(path, names[n]);
+}
+
+// ---- tokens -------------------------------------------------------------------------------
+
+H5O_token_t token_of(OpenFile& f, const std::string& path) {
+  uint64_t t = 0;
+  if (f.references) {
+    t = f.file.reference(path).token;
+  } else {
+    if (f.file.kind(path) == ObjectKind::None) throw NotFoundError("'" + path + "' not found in file '" + f.name + "'");
+    // FNV-1a of the path: stable while the object keeps its name.
+    t = 1469598103934665603ull;
+    for (unsigned char c : path) t = (t ^ c) * 1099511628211ull;
+    if (t == 0) t = 1;
+    f.path_tokens[t] = path;
+  }
+  H5O_token_t token;
+  std::memset(&token, 0, sizeof token);
+  std::memcpy(token.__data, &t, sizeof t);
+  return token;
+}
+
+std::string path_of_token(OpenFile& f, const H5O_token_t& token) {
+  uint64_t t = 0;
+  std::memcpy(&t, token.__data, sizeof t);
+  if (f.references) return f.file.dereference(ObjectRef{t});
+  auto it = f.path_tokens.find(t);
+  if (it == f.path_tokens.end()) throw NotFoundError("no object of file '" + f.name + "' has this token");
+  return it->second;
+}
+
+// ---- locations -------------------------------------------------------------------------------
+
+std::string locate(const Object& obj, const H5VL_loc_params_t* loc) {
+  if (!loc) return obj.path;
+  switch (loc->type) {
+    case H5VL_OBJECT_BY_SELF: return obj.path;
+    case H5VL_OBJECT_BY_NAME:
+      check_plist(loc->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS, "link access");
+      return join(obj.path, loc->loc_data.loc_by_name.name);
+    case H5VL_OBJECT_BY_IDX: {
+      const auto& by = loc->loc_data.loc_by_idx;
+      check_plist(by.lapl_id, H5P_LINK_ACCESS, "link access");
+      return member_by_index(*obj.file, join(obj.path, by.name), by.idx_type, by.order, by.n);
+    }
+    case H5VL_OBJECT_BY_TOKEN: return path_of_token(*obj.file, *loc->loc_data.loc_by_token.token);
+  }
+  throw UsageError("unknown location type " + std::to_string(int(loc->type)));
+}
+
+void require_parent(OpenFile& f, const std::string& path, hid_t lcpl) {
+  const std::string parent = parent_of(path);
+  const ObjectKind k = f.file.kind(parent);
+  if (k == ObjectKind::Group) return;
+  if (k == ObjectKind::Dataset)
+    throw NotFoundError("cannot create '" + path + "': '" + parent + "' is a dataset, not a group (file '" + f.name + "')");
+  unsigned intermediate = 0;
+  if (lcpl != H5P_DEFAULT && lcpl >= 0 && H5Pget_create_intermediate_group(lcpl, &intermediate) < 0) intermediate = 0;
+  if (!intermediate)
+    throw NotFoundError("cannot create '" + path + "': its group '" + parent + "' does not exist in file '" + f.name +
+                        "' (set H5Pset_create_intermediate_group to create it)");
+}
+
+hid_t register_object(const Object& like, H5I_type_t type, const std::string& path) {
+  auto* obj = new Object(type, like, path);
+  hid_t id = H5VLwrap_register(obj, type);
+  if (id < 0) delete obj;
+  return id;
+}
+
+void check_plist(hid_t plist, hid_t cls, const char* what) {
+  if (plist == H5P_DEFAULT) return;
+  if (H5Iget_type(plist) != H5I_GENPROP_LST || H5Pisa_class(plist, cls) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw UsageError(std::string("invalid ") + what + " property list");
+  }
+}
+
+void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info2_t* info) {
+  std::memset(info, 0, sizeof *info);
+  const ObjectKind k = f.file.kind(path);
+  if (k == ObjectKind::None) throw NotFoundError("object '" + path + "' not found in file '" + f.name + "'");
+  if (fields & H5O_INFO_BASIC) {
+    info->fileno = f.fileno;
+    info->token = token_of(f, path);
+    info->type = k == ObjectKind::Group ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+    info->rc = 1;
+  }
+  if (fields & H5O_INFO_NUM_ATTRS) {
+    if (k == ObjectKind::Group) info->num_attrs = f.file.group(path).attribute_names().size();
+    else info->num_attrs = f.file.dataset(path).attribute_names().size();
+  }
+  // H5O_INFO_TIME: h5loom keeps no times; they stay 0 (HDF5's "not tracked").
+}
+
+// ---- H5O callbacks ------------------------------------------------------------------------------
+
+namespace {
+
+Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
+
+void* object_open(void* obj, const H5VL_loc_params_t* loc, H5I_type_t* opened_type, hid_t, void**) {
+  return H5LOOM_VOL_GUARD((void*)nullptr, {
+    Object& o = as_object(obj);
+    const std::string path = locate(o, loc);
+    switch (o.h5().kind(path)) {
+      case ObjectKind::Group: *opened_type = H5I_GROUP; return (void*)new Object(H5I_GROUP, o, path);
+      case ObjectKind::Dataset: *opened_type = H5I_DATASET; return (void*)new Object(H5I_DATASET, o, path);
+      case ObjectKind::None: break;
+    }
+    throw NotFoundError("object '" + path + "' not found in file '" + o.file->name + "'");
+  });
+}
+
+herr_t object_copy(void*, const H5VL_loc_params_t*, const char*, void*, const H5VL_loc_params_t*, const char*, hid_t,
+                   hid_t, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), { unsupported("copying objects (H5Ocopy)"); return herr_t(0); });
+}
+
+// Copies `s` into a caller's buffer of `size` bytes (cut, NUL-terminated) and returns its length.
+size_t copy_name(const std::string& s, char* buf, size_t size) {
+  if (buf && size > 0) {
+    const size_t n = std::min(s.size(), size - 1);
+    std::memcpy(buf, s.data(), n);
+    buf[n] = '\0';
+  }
+  return s.size();
+}
+
+herr_t object_get(void* obj, const H5VL_loc_params_t* loc, H5VL_object_get_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& o = as_object(obj);
+    switch (args->op_type) {
+      case H5VL_OBJECT_GET_FILE:
+        *args->args.get_file.file = new Object(H5I_FILE, o.file, "/");
+        return herr_t(0);
+      case H5VL_OBJECT_GET_NAME: {
+        const size_t n = copy_name(locate(o, loc), args->args.get_name.buf, args->args.get_name.buf_size);
+        if (args->args.get_name.name_len) *args->args.get_name.name_len = n;
+        return herr_t(0);
+      }
+      case H5VL_OBJECT_GET_TYPE: {
+        const ObjectKind k = o.h5().kind(locate(o, loc));
+        if (k == ObjectKind::None) throw NotFoundError("object not found in file '" + o.file->name + "'");
+        *args->args.get_type.obj_type = k == ObjectKind::Group ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+        return herr_t(0);
+      }
+      case H5VL_OBJECT_GET_INFO:
+        object_info(*o.file, locate(o, loc), args->args.get_info.fields, args->args.get_info.oinfo);
+        return herr_t(0);
+    }
+    unsupported("object get operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+// H5Ovisit: the start object (".") and everything below it, links not followed.
+herr_t visit(Object& o, const std::string& start, H5VL_object_visit_args_t& v) {
+  if (o.h5().kind(start) == ObjectKind::None) throw NotFoundError("object '" + start + "' not found");
+  hid_t id = register_object(o, o.h5().kind(start) == ObjectKind::Group ? H5I_GROUP : H5I_DATASET, start);
+  if (id < 0) throw UsageError("cannot register an identifier for '" + start + "'");
+  struct Release {
+    hid_t id;
+    ~Release() { H5Idec_ref(id); }
+  } release{id};
+  std::vector<std::pair<std::string, std::string>> todo;  // (absolute path, name relative to start)
+  todo.emplace_back(start, ".");
+  // Depth first in the index asked for, as HDF5 does.
+  std::function<herr_t(const std::string&, const std::string&)> walk = [&](const std::string& path,
+                                                                           const std::string& rel) -> herr_t {
+    H5O_info2_t info;
+    object_info(*o.file, path, v.fields | H5O_INFO_BASIC, &info);
+    herr_t r = v.op(id, rel.c_str(), &info, v.op_data);
+    if (r != 0) return r;
+    if (info.type != H5O_TYPE_GROUP) return 0;
+    for (const auto& name : members(*o.file, path, v.idx_type, v.order)) {
+      const std::string child = join(path, name);
+      if (o.h5().soft_link(child) || o.h5().kind(child) == ObjectKind::None) continue;
+      if ((r = walk(child, rel == "." ? name : rel + "/" + name)) != 0) return r;
+    }
+    return 0;
+  };
+  return walk(start, ".");
+}
+
+herr_t object_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_object_specific_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& o = as_object(obj);
+    switch (args->op_type) {
+      case H5VL_OBJECT_EXISTS: {
+        const std::string path = locate(o, loc);
+        if (o.h5().kind(parent_of(path)) != ObjectKind::Group)
+          throw NotFoundError("cannot look up '" + path + "': its group does not exist in file '" + o.file->name + "'");
+        *args->args.exists.exists = o.h5().kind(path) != ObjectKind::None;
+        return herr_t(0);
+      }
+      case H5VL_OBJECT_LOOKUP:
+        *args->args.lookup.token_ptr = token_of(*o.file, locate(o, loc));
+        return herr_t(0);
+      case H5VL_OBJECT_VISIT: return visit(o, locate(o, loc), args->args.visit);
+      case H5VL_OBJECT_FLUSH:
+        if (o.file->intent & H5F_ACC_RDWR) o.h5().flush();
+        return herr_t(0);
+      case H5VL_OBJECT_REFRESH: return herr_t(0);  // every read already sees the file as it is
+      case H5VL_OBJECT_CHANGE_REF_COUNT: unsupported("changing an object's reference count (H5Oincr_refcount)");
+    }
+    unsupported("object operation " + std::to_string(int(args->op_type)));
+  });
+}
+
+herr_t object_optional(void*, const H5VL_loc_params_t*, H5VL_optional_args_t* args, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    unsupported("native object operation " + std::to_string(args->op_type));
+    return herr_t(0);
+  });
+}
+
+}  // namespace
+
+const H5VL_object_class_t kObjectClass = {object_open, object_copy, object_get, object_specific, object_optional};
+
+}  // namespace h5loom::vol

@@ -1,0 +1,337 @@
+// Element conversion and selections between HDF5 applications and the object model.
+#include "vol/transfer.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "hdf5lib/hid.hpp"
+#include "hdf5lib/types.hpp"
+
+namespace h5loom::vol {
+
+using hdf5lib::Hid;
+
+// ---- elements -----------------------------------------------------------------------
+
+Elements::Elements(Datatype t, std::size_t count) : dtype(std::move(t)), n(count) {
+  if (dtype.is_varstring()) strings = std::make_shared<std::vector<std::string>>(count);
+  else bytes = std::make_shared<std::vector<unsigned char>>(count * datatype_size(dtype));
+}
+
+void Elements::copy_from(const Elements& src, std::size_t from, std::size_t to, std::size_t count) {
+  if (strings) {
+    std::copy(src.strings->begin() + from, src.strings->begin() + from + count, strings->begin() + to);
+  } else {
+    const std::size_t size = datatype_size(dtype);
+    std::memcpy(bytes->data() + to * size, src.bytes->data() + from * size, count * size);
+  }
+}
+
+namespace {
+
+bool is_string_type(hid_t t) { return H5Tget_class(t) == H5T_STRING; }
+bool is_vlen_string(hid_t t) { return is_string_type(t) && H5Tis_variable_str(t) > 0; }
+
+[[noreturn]] void no_conversion(hid_t mem_type, const Datatype& dtype) {
+  H5Eclear2(H5E_DEFAULT);
+  throw DatatypeError("no conversion between the memory type (HDF5 class " + std::to_string(int(H5Tget_class(mem_type))) +
+                      ", " + std::to_string(H5Tget_size(mem_type)) + " bytes) and the stored type " + dtype.name());
+}
+
+// H5Tconvert of `n` elements from `src_type` at `src` to `dst_type` at `dst`;
+// `bkg` (n elements of dst_type, or null) holds what the destination keeps.
+void convert(hid_t src_type, const void* src, hid_t dst_type, void* dst, std::size_t n,
+             const std::function<std::vector<unsigned char>()>& background, const Datatype& dtype, hid_t mem_type) {
+  if (n == 0) return;
+  H5T_cdata_t* cdata = nullptr;
+  if (!H5Tfind(src_type, dst_type, &cdata)) no_conversion(mem_type, dtype);
+  const std::size_t ssize = H5Tget_size(src_type), dsize = H5Tget_size(dst_type);
+  std::vector<unsigned char> buf(n * std::max(ssize, dsize));
+  std::memcpy(buf.data(), src, n * ssize);
+  std::vector<unsigned char> bkg;
+  if (cdata && cdata->need_bkg == H5T_BKG_YES) {
+    if (!background)
+      throw DatatypeError("the memory type has fewer compound members than " + dtype.name() +
+                          ": writing part of a compound's members is refused (the other members would be lost)");
+    bkg = background();
+  } else if (cdata && cdata->need_bkg == H5T_BKG_TEMP) {
+    bkg.assign(n * dsize, 0);
+  }
+  if (H5Tconvert(src_type, dst_type, n, buf.data(), bkg.empty() ? nullptr : bkg.data(), H5P_DEFAULT) < 0)
+    no_conversion(mem_type, dtype);
+  std::memcpy(dst, buf.data(), n * dsize);
+}
+
+}  // namespace
+
+namespace {
+bool has_half_float(hid_t type) {
+  const H5T_class_t cls = H5Tget_class(type);
+  if (cls == H5T_FLOAT) return H5Tget_size(type) == 2;
+  if (cls != H5T_COMPOUND) return false;
+  const int n = H5Tget_nmembers(type);
+  for (int i = 0; i < n; ++i) {
+    Hid m(H5Tget_member_type(type, unsigned(i)), H5Tclose);
+    if (has_half_float(m.get())) return true;
+  }
+  return false;
+}
+}  // namespace
+
+Datatype model_type(hid_t type, const std::string& what) {
+  if (!has_half_float(type)) return hdf5lib::datatype_of_hdf5(type, what);
+  if (H5Tget_class(type) == H5T_FLOAT) return Datatype::Float32;
+  // A compound with 16-bit floats: members in order, packed after widening.
+  const int n = H5Tget_nmembers(type);
+  std::vector<std::pair<std::size_t, int>> order;  // (offset, index): members in the order of their offsets
+  for (int i = 0; i < n; ++i) order.emplace_back(H5Tget_member_offset(type, unsigned(i)), i);
+  std::sort(order.begin(), order.end());
+  std::vector<Member> members;
+  std::size_t at = 0;
+  for (const auto& [offset, i] : order) {
+    char* name = H5Tget_member_name(type, unsigned(i));
+    Member m;
+    m.name = name ? name : "";
+    H5free_memory(name);
+    Hid mt(H5Tget_member_type(type, unsigned(i)), H5Tclose);
+    m.type = model_type(mt.get(), what + "." + m.name);
+    m.offset = at;
+    at += datatype_size(m.type);
+    members.push_back(std::move(m));
+  }
+  return Datatype::compound(std::move(members));
+}
+
+bool same_type(hid_t mem_type, const Datatype& dtype) {
+  if (dtype.is_varstring()) return false;  // char* in HDF5's memory, std::string in h5loom's
+  // Fixed-length strings of the same length are the same bytes: padding and
+  // character set are how HDF5 reads them, not what they are.
+  if (dtype.is_string()) return is_string_type(mem_type) && !is_vlen_string(mem_type) && H5Tget_size(mem_type) == dtype.size();
+  Hid t = hdf5lib::memory_type(dtype);
+  return H5Tequal(mem_type, t.get()) > 0;
+}
+
+std::vector<std::string> strings_from(hid_t mem_type, const void* src, std::size_t n) {
+  if (!is_string_type(mem_type)) throw DatatypeError("the memory type is not a string type");
+  std::vector<std::string> out(n);
+  if (is_vlen_string(mem_type)) {
+    auto* p = static_cast<char* const*>(src);
+    for (std::size_t i = 0; i < n; ++i) out[i] = p[i] ? p[i] : "";
+    return out;
+  }
+  const std::size_t width = H5Tget_size(mem_type);
+  const bool spaces = H5Tget_strpad(mem_type) == H5T_STR_SPACEPAD;
+  auto* p = static_cast<const char*>(src);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string s(p + i * width, width);
+    s.resize(std::strlen(s.c_str()));
+    if (spaces) s.erase(s.find_last_not_of(' ') == std::string::npos ? 0 : s.find_last_not_of(' ') + 1);
+    out[i] = std::move(s);
+  }
+  return out;
+}
+
+void strings_to(const std::vector<std::string>& s, hid_t mem_type, void* dst) {
+  if (!is_string_type(mem_type)) throw DatatypeError("strings cannot be read into a memory type that is not a string type");
+  if (is_vlen_string(mem_type)) {
+    // Allocated as HDF5 allocates variable-length data: released with H5free_memory or H5Treclaim.
+    auto* p = static_cast<char**>(dst);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      p[i] = static_cast<char*>(H5allocate_memory(s[i].size() + 1, false));
+      if (!p[i]) throw IOError("out of memory for a string of " + std::to_string(s[i].size()) + " bytes");
+      std::memcpy(p[i], s[i].c_str(), s[i].size() + 1);
+    }
+    return;
+  }
+  const std::size_t width = H5Tget_size(mem_type);
+  const H5T_str_t pad = H5Tget_strpad(mem_type);
+  auto* p = static_cast<char*>(dst);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char* e = p + i * width;
+    std::memset(e, pad == H5T_STR_SPACEPAD ? ' ' : '\0', width);
+    // As HDF5 copies strings of one type: a string as long as the type keeps
+    // no terminating NUL, even with NUL-terminated padding.
+    std::memcpy(e, s[i].data(), std::min(width, s[i].size()));
+  }
+}
+
+Elements to_model(hid_t mem_type, const void* src, std::size_t n, const Datatype& dtype,
+                  const std::function<Elements()>& background) {
+  Elements out(dtype, n);
+  if (n == 0) return out;
+  if (dtype.is_varstring()) {
+    *out.strings = strings_from(mem_type, src, n);
+  } else if (same_type(mem_type, dtype)) {
+    std::memcpy(out.data(), src, n * datatype_size(dtype));
+  } else if (dtype.is_string() && is_vlen_string(mem_type)) {
+    Hid t = hdf5lib::memory_type(dtype);
+    strings_to(strings_from(mem_type, src, n), t.get(), out.data());
+  } else {
+    Hid t = hdf5lib::memory_type(dtype);
+    std::function<std::vector<unsigned char>()> bkg;
+    if (background) bkg = [&] { return *background().bytes; };
+    convert(mem_type, src, t.get(), out.data(), n, bkg, dtype, mem_type);
+  }
+  return out;
+}
+
+void from_model(const Elements& src, hid_t mem_type, void* dst) {
+  if (src.n == 0) return;
+  const Datatype& dtype = src.dtype;
+  if (dtype.is_varstring()) {
+    strings_to(*src.strings, mem_type, dst);
+  } else if (same_type(mem_type, dtype)) {
+    std::memcpy(dst, src.data(), src.n * datatype_size(dtype));
+  } else if (dtype.is_string() && is_vlen_string(mem_type)) {
+    Hid t = hdf5lib::memory_type(dtype);
+    strings_to(strings_from(t.get(), src.data(), src.n), mem_type, dst);
+  } else {
+    Hid t = hdf5lib::memory_type(dtype);
+    const std::size_t msize = H5Tget_size(mem_type);
+    convert(t.get(), src.data(), mem_type, dst, src.n,
+            [&] { return std::vector<unsigned char>(static_cast<unsigned char*>(dst),
+                                                    static_cast<unsigned char*>(dst) + src.n * msize); },
+            dtype, mem_type);
+  }
+}
+
+// ---- selections ----------------------------------------------------------------
+
+FileSelection file_selection(hid_t file_space, const Dims& shape, const std::string& what) {
+  FileSelection f;
+  if (file_space == H5S_ALL) {
+    f.sel = Selection::all();
+    f.n = product(shape);
+    return f;
+  }
+  const int rank = H5Sget_simple_extent_ndims(file_space);
+  if (rank < 0) throw SelectionError("invalid file dataspace for " + what);
+  if (rank == 0 && shape == Dims{1} && H5Sget_simple_extent_type(file_space) == H5S_SCALAR) {
+    // A scalar, stored as shape [1] (dataset.cpp).
+    f.n = H5Sget_select_npoints(file_space) > 0 ? 1 : 0;
+    f.sel = f.n ? Selection::all() : Selection::none();
+    return f;
+  }
+  if (std::size_t(rank) != shape.size())
+    throw SelectionError("the file dataspace of " + what + " has " + std::to_string(rank) +
+                         " dimensions, the dataset " + std::to_string(shape.size()));
+  const hssize_t npoints = H5Sget_select_npoints(file_space);
+  if (npoints < 0) throw SelectionError("invalid selection in the file dataspace of " + what);
+  f.n = uint64_t(npoints);
+  const H5S_sel_type type = H5Sget_select_type(file_space);
+  if (type == H5S_SEL_NONE || npoints == 0) return f;  // sel stays none
+  if (type == H5S_SEL_ALL) {
+    f.sel = Selection::all();
+    return f;
+  }
+  std::vector<hsize_t> start(rank), stride(rank), count(rank), block(rank);
+  if (type == H5S_SEL_HYPERSLABS && H5Sis_regular_hyperslab(file_space) > 0 &&
+      H5Sget_regular_hyperslab(file_space, start.data(), stride.data(), count.data(), block.data()) >= 0) {
+    f.sel = Selection::hyperslab(hdf5lib::from_hsize(start.data(), rank), hdf5lib::from_hsize(count.data(), rank),
+                                 hdf5lib::from_hsize(stride.data(), rank), hdf5lib::from_hsize(block.data(), rank));
+    return f;
+  }
+  // Points, or a union of hyperslabs: pieces along the last dimension, in
+  // HDF5's element order, within the bounding box.
+  std::vector<hsize_t> lo(rank), hi(rank), extent(rank);
+  if (H5Sget_select_bounds(file_space, lo.data(), hi.data()) < 0 ||
+      H5Sget_simple_extent_dims(file_space, extent.data(), nullptr) < 0)
+    throw SelectionError("cannot read the selection of " + what);
+  Dims box_start(rank), box_count(rank);
+  for (int d = 0; d < rank; ++d) {
+    if (hi[d] >= shape[d])
+      throw SelectionError("the selection of " + what + " reaches index " + std::to_string(hi[d]) + " in dimension " +
+                           std::to_string(d) + ", outside the dataset's shape " + dims_to_string(shape));
+    box_start[d] = lo[d];
+    box_count[d] = hi[d] - lo[d] + 1;
+  }
+  f.irregular = true;
+  f.sel = Selection::box(box_start, box_count);
+  hid_t iter = H5Ssel_iter_create(file_space, 1, 0);
+  if (iter < 0) throw SelectionError("cannot iterate over the selection of " + what);
+  struct Close {
+    hid_t id;
+    ~Close() { H5Ssel_iter_close(id); }
+  } close{iter};
+  constexpr std::size_t kMax = 1024;
+  std::vector<hsize_t> off(kMax);
+  std::vector<size_t> len(kMax);
+  const uint64_t row = extent[rank - 1];
+  for (;;) {
+    size_t nseq = 0, nbytes = 0;
+    if (H5Ssel_iter_get_seq_list(iter, kMax, SIZE_MAX, &nseq, &nbytes, off.data(), len.data()) < 0)
+      throw SelectionError("cannot iterate over the selection of " + what);
+    if (nseq == 0) break;
+    for (size_t s = 0; s < nseq; ++s) {
+      uint64_t at = off[s], left = len[s];
+      while (left > 0) {
+        Dims coord(rank);
+        uint64_t rest = at;
+        for (int d = rank - 1; d >= 0; --d) {
+          coord[d] = rest % extent[d];
+          rest /= extent[d];
+        }
+        const uint64_t take = std::min<uint64_t>(left, row - coord[rank - 1]);
+        f.piece_start.push_back(std::move(coord));
+        f.piece_len.push_back(take);
+        at += take;
+        left -= take;
+      }
+    }
+  }
+  return f;
+}
+
+MemorySelection memory_selection(hid_t mem_space, hid_t file_space, const FileSelection& file) {
+  MemorySelection m;
+  m.n = file.n;
+  if (mem_space == H5S_ALL) {
+    if (file_space == H5S_ALL) return m;
+    mem_space = file_space;  // the buffer is shaped like the file dataspace, with the same selection
+  }
+#ifdef H5S_BLOCK
+  if (mem_space == H5S_BLOCK) return m;
+  if (mem_space == H5S_PLIST) unsupported("memory selections from the transfer properties (H5S_PLIST)");
+#endif
+  const hssize_t npoints = H5Sget_select_npoints(mem_space);
+  if (npoints < 0) throw SelectionError("invalid memory dataspace");
+  if (uint64_t(npoints) != file.n)
+    throw SelectionError("the memory selection has " + std::to_string(npoints) + " elements, the file selection " +
+                         std::to_string(file.n));
+  if (H5Sget_select_type(mem_space) != H5S_SEL_ALL) m.space = mem_space;
+  return m;
+}
+
+std::vector<unsigned char> gather(const MemorySelection& m, hid_t type, const void* buf) {
+  const std::size_t size = H5Tget_size(type);
+  std::vector<unsigned char> out(m.n * size);
+  if (m.n == 0) return out;
+  if (H5Dgather(m.space, buf, type, out.size(), out.data(), nullptr, nullptr) < 0)
+    throw SelectionError("cannot gather the memory selection");
+  return out;
+}
+
+namespace {
+struct ScatterSource {
+  const void* data;
+  std::size_t bytes;
+  bool given = false;
+};
+herr_t scatter_source(const void** buf, size_t* bytes, void* op_data) {
+  auto* s = static_cast<ScatterSource*>(op_data);
+  if (s->given) return -1;
+  *buf = s->data;
+  *bytes = s->bytes;
+  s->given = true;
+  return 0;
+}
+}  // namespace
+
+void scatter(const MemorySelection& m, hid_t type, const void* src, void* buf) {
+  if (m.n == 0) return;
+  ScatterSource s{src, m.n * H5Tget_size(type)};
+  if (H5Dscatter(scatter_source, &s, type, m.space, buf) < 0) throw SelectionError("cannot scatter into the memory selection");
+}
+
+}  // namespace h5loom::vol

@@ -1,0 +1,175 @@
+// h5loom as an HDF5 VOL connector: the state every part of the connector
+// shares. See docs/vol.md for the design.
+//
+// The connector is terminal: every HDF5 call on a file it opened becomes
+// calls of h5loom's object model (h5loom::File, Group, Dataset), which checks
+// arguments, agrees across ranks and drives whatever engine and wrapper stack
+// the configuration names. An HDF5 object handle (what HDF5 keeps behind a
+// hid_t) is an Object: the shared open file and the object's absolute path.
+#pragma once
+
+#include <hdf5.h>
+#include <H5VLconnector.h>
+#include <H5VLconnector_passthru.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "h5loom/h5loom.hpp"
+
+namespace h5loom::vol {
+
+// The connector's name, registered with HDF5 and used in HDF5_VOL_CONNECTOR.
+inline constexpr const char* kName = "h5loom";
+// Its value: in the range HDF5 leaves to connectors nobody registered with The
+// HDF Group (256-511 are for testing and private use).
+inline constexpr H5VL_class_value_t kValue = 539;
+inline constexpr unsigned kVersion = 1;
+
+// The connector's info: the engine configuration after the connector's name in
+// HDF5_VOL_CONNECTOR ("hdf5", or JSON). Empty: $H5LOOM_ENGINE, else for an
+// existing file the engine that wrote it, else hdf5 (as for h5loom::File).
+struct Info {
+  std::string config;
+};
+
+struct Object;
+
+// One open h5loom file, shared by every HDF5 object of it (and by every
+// H5Fopen of the same file in this process, as native HDF5 shares them).
+struct OpenFile {
+  File file;
+  std::string name;       // as the application gave it
+  std::string key;        // the canonical path: the registry's key
+  unsigned intent = 0;    // H5F_ACC_RDWR or H5F_ACC_RDONLY
+  hid_t fapl = H5I_INVALID_HID, fcpl = H5I_INVALID_HID;  // copies, for H5Fget_access_plist / create_plist
+  unsigned long fileno = 0;
+  // What the engine declares (its conformance groups).
+  bool links = false, order = false, fill = false, references = false;
+  // Tokens handed out for objects when the engine has no references: token -> path.
+  std::map<uint64_t, std::string> path_tokens;
+  // Every Object of this file that HDF5 holds, in the order they were made
+  // (the same on every rank: objects are opened collectively), so that a move
+  // renames them and handles of datasets are renewed after links change.
+  std::map<uint64_t, Object*> live;
+  uint64_t next_serial = 1;
+
+  explicit OpenFile(File f) : file(std::move(f)) {}
+  ~OpenFile();  // closes the file (collective), reporting errors on stderr
+  // Closes now; errors become exceptions. Later calls of the destructor do nothing.
+  void close();
+};
+
+// What the connector hands HDF5 for a file, group, dataset or attribute.
+struct Object {
+  H5I_type_t type = H5I_BADID;
+  std::shared_ptr<OpenFile> file;
+  std::string path;                  // absolute; for an attribute: of the object that carries it
+  std::string attr;                  // attribute name (type H5I_ATTR)
+  std::optional<Dataset> dataset;    // type H5I_DATASET: the object model's handle (writes need it)
+  uint64_t serial = 0;
+  // The file handle (its serial) this object was opened through: H5Fget_obj_count's H5F_OBJ_LOCAL.
+  uint64_t opener = 0;
+  // Access properties this handle was opened with, creation properties of an
+  // attribute or dataset this handle created (HDF5 returns them; h5loom keeps
+  // none in the file). H5I_INVALID_HID: defaults.
+  hid_t access_plist = H5I_INVALID_HID, create_plist = H5I_INVALID_HID;
+
+  // Registers itself with the file (and opens the dataset handle for
+  // H5I_DATASET). A file object is its own opener.
+  Object(H5I_type_t t, std::shared_ptr<OpenFile> f, std::string p);
+  // An object reached from `from` (same file, same opener).
+  Object(H5I_type_t t, const Object& from, std::string p);
+  ~Object();
+  // Keeps a copy of `plist` (unless it is H5P_DEFAULT) as this handle's access / creation properties.
+  void keep_access(hid_t plist);
+  void keep_create(hid_t plist);
+  Object(const Object&) = delete;
+  Object& operator=(const Object&) = delete;
+  File& h5() const { return file->file; }
+};
+// After links moved or went (collective): objects below `from` now live below
+// `to` (empty: they are gone), and every dataset handle is opened again.
+void links_changed(OpenFile& f, const std::string& from, const std::string& to);
+
+// ---- errors (errors.cpp) ----------------------------------------------------
+// Registers the connector's error class with HDF5 (initialize) / releases it.
+void register_errors();
+void unregister_errors();
+// Pushes `message` onto HDF5's error stack under the connector's class, so the
+// application sees it when the HDF5 call fails.
+void push_error(const char* function, const std::string& message);
+// Runs `fn`; an exception becomes an HDF5 error (pushed) and `failure` is
+// returned. Every callback goes through this: no exception reaches HDF5.
+template <class R, class Fn>
+R guard(const char* function, R failure, Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    push_error(function, e.what());
+  } catch (...) {
+    push_error(function, "unknown error");
+  }
+  return failure;
+}
+#define H5LOOM_VOL_GUARD(failure, ...) ::h5loom::vol::guard(__func__, failure, [&]() __VA_ARGS__)
+// An error the connector raises itself (an HDF5 feature h5loom does not have).
+[[noreturn]] void unsupported(const std::string& what);
+// Keeps HDF5's automatic error printing as the application set it across code
+// that may change it (the hdf5 engine turns it off for its own calls).
+class KeepErrorPrinting {
+ public:
+  KeepErrorPrinting();
+  ~KeepErrorPrinting();
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// ---- names and locations (objects.cpp) ----------------------------------------
+// The absolute path of `name` relative to the object at `base` ("." is base).
+std::string join(const std::string& base, const std::string& name);
+std::string parent_of(const std::string& path);
+std::string last_name(const std::string& path);  // "/" for the root
+// The absolute path that `loc` designates from `obj` (by self, name, index or token).
+std::string locate(const Object& obj, const H5VL_loc_params_t* loc);
+// The members of group `path` in the order and index HDF5 asked for.
+std::vector<std::string> members(OpenFile& f, const std::string& path, H5_index_t index, H5_iter_order_t order);
+// The `n`-th member of group `path` in that index and order (HDF5's "by index").
+std::string member_by_index(OpenFile& f, const std::string& path, H5_index_t index, H5_iter_order_t order,
+                            hsize_t n);
+// Tokens: what HDF5 calls an object's address (H5O_token_t), 8 bytes of it used.
+H5O_token_t token_of(OpenFile& f, const std::string& path);
+std::string path_of_token(OpenFile& f, const H5O_token_t& token);
+// Fails unless the parent group of `path` exists, or creates it if the link
+// creation properties ask for intermediate groups (HDF5's rule, stricter than h5loom's).
+void require_parent(OpenFile& f, const std::string& path, hid_t lcpl);
+// A new HDF5 identifier for a new Object of the same file (for iteration
+// callbacks, which get identifiers); H5I_INVALID_HID on failure.
+hid_t register_object(const Object& like, H5I_type_t type, const std::string& path);
+// UsageError unless `plist` is H5P_DEFAULT or a property list of class `cls`
+// (HDF5 passes some property lists to connectors unchecked).
+void check_plist(hid_t plist, hid_t cls, const char* what);
+// Object info (H5Oget_info) of `path`.
+void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info2_t* info);
+
+// ---- the callback tables (one file each) ---------------------------------------
+extern const H5VL_file_class_t kFileClass;
+extern const H5VL_group_class_t kGroupClass;
+extern const H5VL_dataset_class_t kDatasetClass;
+extern const H5VL_attr_class_t kAttrClass;
+extern const H5VL_link_class_t kLinkClass;
+extern const H5VL_object_class_t kObjectClass;
+// The capability flags for an engine configuration (plugin.cpp).
+uint64_t capability_flags(const std::string& config);
+// Closes every file still open (at exit, before MPI is finalised).
+void close_all_files();
+// Every close callback: deletes the object; if it was the last of its file,
+// closes the file (collective) and reports its errors (file.cpp).
+herr_t release(Object* o);
+
+}  // namespace h5loom::vol
