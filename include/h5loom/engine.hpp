@@ -1,4 +1,4 @@
-// The engine interface (version 2): the one small set of operations every
+// The engine interface (version 3): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -53,7 +53,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 2
+#define H5LOOM_ENGINE_ABI_VERSION 3
 
 namespace h5loom::engine {
 
@@ -260,6 +260,19 @@ class Engine {
                                const AttributeValue& value) = 0;
   virtual AttributeValue read_attribute(FileHandle& f, const std::string& object, const std::string& name) = 0;
   virtual std::vector<std::string> list_attributes(FileHandle& f, const std::string& object) = 0;
+
+  // ---- editing attributes (conformance group "attribute_edit") ---------------
+  // An engine without them keeps these defaults, which raise UsageError.
+  // Deletes the existing attribute `name`.
+  virtual void remove_attribute(FileHandle& f, const std::string& object, const std::string& name);
+  // Renames the existing attribute `from` to `to` (which does not exist); its
+  // value and its place in creation order stay.
+  virtual void rename_attribute(FileHandle& f, const std::string& object, const std::string& from,
+                                const std::string& to);
+  // Attribute names in the order they were created; an overwritten attribute
+  // counts as created again (it is last), as in HDF5, where overwriting is
+  // deleting and creating.
+  virtual std::vector<std::string> list_attributes_in_creation_order(FileHandle& f, const std::string& object);
 };
 
 // The engine of new files when nobody chose one.

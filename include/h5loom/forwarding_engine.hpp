@@ -96,6 +96,10 @@ class ForwardingEngine : public Engine {
                        const AttributeValue& value) override;
   AttributeValue read_attribute(FileHandle& f, const std::string& object, const std::string& name) override;
   std::vector<std::string> list_attributes(FileHandle& f, const std::string& object) override;
+  void remove_attribute(FileHandle& f, const std::string& object, const std::string& name) override;
+  void rename_attribute(FileHandle& f, const std::string& object, const std::string& from,
+                        const std::string& to) override;
+  std::vector<std::string> list_attributes_in_creation_order(FileHandle& f, const std::string& object) override;
 
  protected:
   virtual std::unique_ptr<WrappedFile> make_file() const { return std::make_unique<WrappedFile>(); }

@@ -254,6 +254,12 @@ loom_status loom_attr_read_string_element(loom_object* o, const char* name, size
                                           size_t* needed);
 loom_status loom_attr_count(loom_object* o, size_t* count);
 loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsize, size_t* needed);
+/* Editing attributes (engines declaring the conformance group "attribute_edit"; collective).
+ * LOOM_ERR_NOT_FOUND if `name`/`from` does not exist, LOOM_ERR_EXISTS if `to` does. */
+loom_status loom_attr_delete(loom_object* o, const char* name);
+loom_status loom_attr_rename(loom_object* o, const char* from, const char* to);
+/* As loom_attr_count, the names (loom_attr_name) taken in the order they were created. */
+loom_status loom_attr_count_created(loom_object* o, size_t* count);
 /* Attributes of references: one (a scalar), or a 1-D array of count. read: a scalar
  * or array attribute of references; count must equal its element count (1 for a scalar). */
 loom_status loom_attr_write_ref(loom_object* o, const char* name, loom_ref ref);

@@ -60,7 +60,17 @@ class Object {
   void set_attribute(const std::string& name, const AttributeValue& value);
   AttributeValue attribute(const std::string& name) const;
   bool has_attribute(const std::string& name) const;
-  std::vector<std::string> attribute_names() const;
+  std::vector<std::string> attribute_names() const;  // sorted
+
+  // ---- editing attributes (engines declaring "attribute_edit"); collective ----
+  // Deletes the attribute `name` (NotFoundError if there is none).
+  void remove_attribute(const std::string& name);
+  // Renames attribute `from` to `to`: NotFoundError if `from` does not exist,
+  // ExistsError if `to` does. The value and its place in creation order stay.
+  void rename_attribute(const std::string& from, const std::string& to);
+  // Attribute names in the order they were created; set_attribute on an
+  // existing name makes it the newest (HDF5 and h5py replace an attribute so).
+  std::vector<std::string> attribute_names_in_creation_order() const;
 
  protected:
   Object(std::shared_ptr<detail::FileState> file, std::string path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import numpy as np
@@ -10,10 +10,10 @@ import numpy as np
 from . import _core
 from ._dtypes import (_dtype_name, _has_refs, _is_plain_numeric, _is_ref, _np_dtype, _raw_dtype, _records,
                       _refs_from_raw, _refs_to_raw, Reference, ref_dtype)
-from ._errors import DatatypeError
+from ._errors import DatatypeError, UsageError
 
 
-class AttributeManager(Mapping):
+class AttributeManager(MutableMapping):
     """The attributes of a file, group or dataset, as a dict: ``obj.attrs["units"] = "m"``.
 
     Values are strings, lists of strings, scalars (returned as numpy scalars) or 1-D
@@ -21,6 +21,8 @@ class AttributeManager(Mapping):
     or a list of them: read back as a Reference or an object array of them); and
     scalars or 1-D arrays of structured, enum or fixed-string dtypes (netCDF's
     REFERENCE_LIST: records with a ``ref_dtype`` field). Setting replaces any old value.
+    Iteration is by name; ``keys(order="creation")`` lists them as they were made. Deleting
+    (``del obj.attrs["units"]``) and ``rename`` need an engine with "attribute_edit".
     """
 
     def __init__(self, obj: "_core.Object") -> None:
@@ -90,6 +92,22 @@ class AttributeManager(Mapping):
 
     def _set_raw(self, name: str, raw: np.ndarray, dtype_name: str, scalar: bool) -> None:
         self._obj.set_attribute_raw(name, dtype_name, np.ascontiguousarray(raw).tobytes(), scalar)
+
+    def __delitem__(self, name: str) -> None:
+        self._obj.remove_attribute(name)
+
+    def rename(self, old: str, new: str) -> None:
+        """Renames attribute ``old`` to ``new``; its value and place in creation order stay."""
+        self._obj.rename_attribute(old, new)
+
+    def keys(self, order: str = "name") -> list[str]:  # type: ignore[override]
+        """Names, sorted; ``order="creation"``: in the order the attributes were created
+        (setting one again makes it the newest; engines with "attribute_edit")."""
+        if order == "creation":
+            return list(self._obj.attribute_names_in_creation_order())
+        if order != "name":
+            raise UsageError(f"attrs.keys(order={order!r}): order is 'name' or 'creation'")
+        return list(self._obj.attribute_names())
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._obj.has_attribute(name)

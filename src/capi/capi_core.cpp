@@ -458,4 +458,21 @@ loom_status loom_attr_name(loom_object* o, size_t index, char* buf, size_t bufsi
   });
 }
 
+loom_status loom_attr_delete(loom_object* o, const char* name) {
+  return guarded(__func__, [&] { as_object(o).remove_attribute(text(name, "name")); });
+}
+
+loom_status loom_attr_rename(loom_object* o, const char* from, const char* to) {
+  return guarded(__func__, [&] { as_object(o).rename_attribute(text(from, "from"), text(to, "to")); });
+}
+
+loom_status loom_attr_count_created(loom_object* o, size_t* count) {
+  return guarded(__func__, [&] {
+    auto& obj = as_object(o);
+    need_out(count, "count");
+    o->attributes = obj.attribute_names_in_creation_order();
+    *count = o->attributes.size();
+  });
+}
+
 }  // extern "C"

@@ -174,6 +174,43 @@ std::vector<std::string> Object::attribute_names() const {
   return f.engine->list_attributes(*f.handle, path_);
 }
 
+void Object::remove_attribute(const std::string& name) {
+  auto& f = state();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "remove_attribute", f.filename, path_);
+  f.agree([&] {
+    f.require_writable("delete attribute '" + name + "' of '" + path_ + "'");
+    check_attribute_name(name, path_, f);
+  });
+  if (!f.engine->has_attribute(*f.handle, path_, name))
+    throw NotFoundError("cannot delete attribute '" + name + "' of '" + path_ + "': it does not exist in " +
+                        f.describe_file());
+  f.engine->remove_attribute(*f.handle, path_, name);
+}
+
+void Object::rename_attribute(const std::string& from, const std::string& to) {
+  auto& f = state();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "rename_attribute", f.filename, path_);
+  f.agree([&] {
+    f.require_writable("rename attribute '" + from + "' of '" + path_ + "'");
+    check_attribute_name(from, path_, f);
+    check_attribute_name(to, path_, f);
+  });
+  if (!f.engine->has_attribute(*f.handle, path_, from))
+    throw NotFoundError("cannot rename attribute '" + from + "' of '" + path_ + "': it does not exist in " +
+                        f.describe_file());
+  if (from == to) return;
+  if (f.engine->has_attribute(*f.handle, path_, to))
+    throw ExistsError("cannot rename attribute '" + from + "' of '" + path_ + "' to '" + to +
+                      "': an attribute of that name exists in " + f.describe_file());
+  f.engine->rename_attribute(*f.handle, path_, from, to);
+}
+
+std::vector<std::string> Object::attribute_names_in_creation_order() const {
+  auto& f = state();
+  f.require_open("list attributes of '" + path_ + "'");
+  return f.engine->list_attributes_in_creation_order(*f.handle, path_);
+}
+
 // ---- Group -------------------------------------------------------------------
 
 std::string Group::resolve(const std::string& path) const {

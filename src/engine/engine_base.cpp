@@ -72,6 +72,15 @@ std::optional<std::string> Engine::soft_link(FileHandle&, const std::string&) { 
 std::vector<std::string> Engine::list_in_creation_order(FileHandle&, const std::string& group) {
   unsupported(*this, "list group '" + group + "' in creation order", "order");
 }
+void Engine::remove_attribute(FileHandle&, const std::string& object, const std::string& name) {
+  unsupported(*this, "delete attribute '" + name + "' of '" + object + "'", "attribute_edit");
+}
+void Engine::rename_attribute(FileHandle&, const std::string& object, const std::string& from, const std::string&) {
+  unsupported(*this, "rename attribute '" + from + "' of '" + object + "'", "attribute_edit");
+}
+std::vector<std::string> Engine::list_attributes_in_creation_order(FileHandle&, const std::string& object) {
+  unsupported(*this, "list the attributes of '" + object + "' in creation order", "attribute_edit");
+}
 uint64_t Engine::object_token(FileHandle&, const std::string& path) {
   unsupported(*this, "make a reference to '" + path + "'", "references");
 }

@@ -212,4 +212,28 @@ std::vector<std::string> ForwardingEngine::list_attributes(FileHandle& fh, const
   return names;
 }
 
+void ForwardingEngine::remove_attribute(FileHandle& fh, const std::string& object, const std::string& name) {
+  auto& f = wrapped(fh);
+  around(f, Call{"remove_attribute", object, true, [&] { return quoted(object) + ", " + quoted(name); }},
+         [&] { inner_->remove_attribute(*f.inner, object, name); });
+}
+
+void ForwardingEngine::rename_attribute(FileHandle& fh, const std::string& object, const std::string& from,
+                                        const std::string& to) {
+  auto& f = wrapped(fh);
+  around(f,
+         Call{"rename_attribute", object, true,
+              [&] { return quoted(object) + ", " + quoted(from) + ", " + quoted(to); }},
+         [&] { inner_->rename_attribute(*f.inner, object, from, to); });
+}
+
+std::vector<std::string> ForwardingEngine::list_attributes_in_creation_order(FileHandle& fh,
+                                                                             const std::string& object) {
+  auto& f = wrapped(fh);
+  std::vector<std::string> names;
+  around(f, Call{"list_attributes_in_creation_order", object, true, [&] { return quoted(object); }},
+         [&] { names = inner_->list_attributes_in_creation_order(*f.inner, object); });
+  return names;
+}
+
 }  // namespace h5loom::engine

@@ -281,7 +281,10 @@ NB_MODULE(_core, m) {
       })
       .def("attribute", [](const Object& o, const std::string& name) { return attribute_to_python(o.attribute(name)); })
       .def("has_attribute", &Object::has_attribute)
-      .def("attribute_names", &Object::attribute_names);
+      .def("attribute_names", &Object::attribute_names)
+      .def("remove_attribute", &Object::remove_attribute)
+      .def("rename_attribute", &Object::rename_attribute)
+      .def("attribute_names_in_creation_order", &Object::attribute_names_in_creation_order);
 
   m.def("type_tree", [](const std::string& name) { return type_tree(datatype_from_name(name)); });
 

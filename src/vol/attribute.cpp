@@ -4,7 +4,9 @@
 // H5Acreate writes a zero value of the declared type and shape, H5Awrite
 // replaces the whole value, and an N-D dataspace is kept as its element count
 // (1-D). Strings of any HDF5 string type are stored as strings.
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "hdf5lib/hid.hpp"
 #include "hdf5lib/types.hpp"
@@ -40,13 +42,30 @@ void write_value(OpenFile& f, const std::string& path, const std::string& name, 
   });
 }
 
+// Names by HDF5's index: by name (sorted) or in creation order (engines with
+// "attribute_edit"; the object model raises for the others).
 std::vector<std::string> attribute_names(OpenFile& f, const std::string& path, H5_index_t index, H5_iter_order_t order) {
-  if (index == H5_INDEX_CRT_ORDER) unsupported("the creation order of attributes");
-  if (index != H5_INDEX_NAME) throw UsageError("invalid index type " + std::to_string(int(index)));
-  auto names = on_object(f, path, [](h5loom::Object& o) { return o.attribute_names(); });
-  std::sort(names.begin(), names.end());
+  if (index != H5_INDEX_NAME && index != H5_INDEX_CRT_ORDER)
+    throw UsageError("invalid index type " + std::to_string(int(index)));
+  if (order != H5_ITER_INC && order != H5_ITER_DEC && order != H5_ITER_NATIVE)
+    throw UsageError("invalid iteration order " + std::to_string(int(order)));
+  auto names = on_object(f, path, [&](h5loom::Object& o) {
+    if (index == H5_INDEX_CRT_ORDER) return o.attribute_names_in_creation_order();
+    auto sorted = o.attribute_names();
+    std::sort(sorted.begin(), sorted.end());
+    return sorted;
+  });
   if (order == H5_ITER_DEC) std::reverse(names.begin(), names.end());
   return names;
+}
+
+// The place of attribute `name` in creation order; nullopt if the engine keeps none.
+std::optional<int64_t> creation_order_of(OpenFile& f, const std::string& path, const std::string& name) {
+  if (!f.attribute_edit) return std::nullopt;
+  const auto names = attribute_names(f, path, H5_INDEX_CRT_ORDER, H5_ITER_INC);
+  auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) return std::nullopt;
+  return int64_t(it - names.begin());
 }
 
 // The object an attribute call names (`loc` is about the object; by index: the
@@ -243,7 +262,9 @@ herr_t attr_get(void* obj, H5VL_attr_get_args_t* args, hid_t, void**) {
         }
         const AttributeValue v = read_value(*o.file, path, name);
         std::memset(a.ainfo, 0, sizeof *a.ainfo);
-        a.ainfo->corder_valid = false;  // not tracked
+        const auto corder = creation_order_of(*o.file, path, name);
+        a.ainfo->corder_valid = corder.has_value();
+        a.ainfo->corder = corder.value_or(0);
         a.ainfo->cset = H5T_CSET_ASCII;
         a.ainfo->data_size = data_size(v);
         return herr_t(0);
@@ -275,9 +296,15 @@ herr_t attr_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_attr_specific
         } release{id};
         hsize_t i = it.idx ? *it.idx : 0;
         herr_t r = 0;
+        const auto in_order = o.file->attribute_edit ? attribute_names(*o.file, path, H5_INDEX_CRT_ORDER, H5_ITER_INC)
+                                                     : std::vector<std::string>{};
         for (; i < names.size() && r == 0; ++i) {
           H5A_info_t info;
           std::memset(&info, 0, sizeof info);
+          if (auto at = std::find(in_order.begin(), in_order.end(), names[i]); at != in_order.end()) {
+            info.corder_valid = true;
+            info.corder = int64_t(at - in_order.begin());
+          }
           info.cset = H5T_CSET_ASCII;
           info.data_size = data_size(read_value(*o.file, path, names[i]));
           r = it.op(id, names[i].c_str(), &info, it.op_data);
@@ -285,10 +312,39 @@ herr_t attr_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_attr_specific
         if (it.idx) *it.idx = i;
         return r;
       }
-      case H5VL_ATTR_DELETE:
-      case H5VL_ATTR_DELETE_BY_IDX:
-        unsupported("deleting attributes (h5loom's object model has no attribute deletion yet)");
-      case H5VL_ATTR_RENAME: unsupported("renaming attributes (h5loom's object model has no attribute renaming yet)");
+      case H5VL_ATTR_DELETE: {
+        const std::string path = object_path(o, loc), name = args->args.del.name;
+        on_object(*o.file, path, [&](h5loom::Object& x) {
+          x.remove_attribute(name);
+          return 0;
+        });
+        return herr_t(0);
+      }
+      case H5VL_ATTR_DELETE_BY_IDX: {
+        const auto& by = args->args.delete_by_idx;
+        const std::string path = object_path(o, loc);
+        const auto names = attribute_names(*o.file, path, by.idx_type, by.order);
+        if (by.n >= names.size())
+          throw NotFoundError("attribute index " + std::to_string(by.n) + " is out of range: '" + path + "' has " +
+                              std::to_string(names.size()) + " attributes");
+        on_object(*o.file, path, [&](h5loom::Object& x) {
+          x.remove_attribute(names[by.n]);
+          return 0;
+        });
+        return herr_t(0);
+      }
+      case H5VL_ATTR_RENAME: {
+        const std::string path = object_path(o, loc);
+        const std::string from = args->args.rename.old_name, to = args->args.rename.new_name;
+        on_object(*o.file, path, [&](h5loom::Object& x) {
+          x.rename_attribute(from, to);
+          return 0;
+        });
+        // Open handles of the attribute follow it, as HDF5's do.
+        for (auto& [serial, live] : o.file->live)
+          if (live->type == H5I_ATTR && live->path == path && live->attr == from) live->attr = to;
+        return herr_t(0);
+      }
     }
     unsupported("attribute operation " + std::to_string(int(args->op_type)));
   });

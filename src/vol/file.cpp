@@ -108,6 +108,7 @@ void learn_engine(OpenFile& f) {
   f.order = has("order");
   f.fill = has("fill");
   f.references = has("references");
+  f.attribute_edit = has("attribute_edit");
 }
 
 void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {

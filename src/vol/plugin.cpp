@@ -158,8 +158,8 @@ uint64_t capability_flags(const std::string& config) {
   // Links: exists and delete (basic); information, values, iteration, moves
   // (more; not H5Lcopy); soft links. No hard links to existing objects, no external links.
   if (has("links")) flags |= H5VL_CAP_FLAG_LINK_BASIC | H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_SOFT_LINKS;
-  // H5VL_CAP_FLAG_CREATION_ORDER stays off even with "order": it covers
-  // attributes too, whose creation order h5loom does not keep.
+  // Creation order covers links (group "order") and attributes ("attribute_edit").
+  if (has("order") && has("attribute_edit")) flags |= H5VL_CAP_FLAG_CREATION_ORDER;
   if (has("fill")) flags |= H5VL_CAP_FLAG_FILL_VALUES;
   known[config] = flags;
   return flags;

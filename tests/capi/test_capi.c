@@ -214,6 +214,39 @@ static void test_errors(const char* path) {
   CHECK(loom_datatype_size(LOOM_UINT16) == 2);
 }
 
+/* Deleting and renaming attributes, and their creation order. */
+static void test_attribute_edit(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  size_t n = 0;
+  char name[16];
+  int32_t v = 1;
+  int exists = 1;
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_attr_write_scalar(root, "zeta", LOOM_INT32, &v));
+  OK(loom_attr_write_string(root, "alpha", "a"));
+  OK(loom_attr_write_scalar(root, "gone", LOOM_INT32, &v));
+  OK(loom_attr_delete(root, "gone"));
+  OK(loom_attr_rename(root, "zeta", "omega"));
+  FAILS_WITH(loom_attr_delete(root, "gone"), LOOM_ERR_NOT_FOUND, "gone");
+  FAILS_WITH(loom_attr_rename(root, "omega", "alpha"), LOOM_ERR_EXISTS, "alpha");
+  FAILS_WITH(loom_attr_rename(root, "omega", NULL), LOOM_ERR_USAGE, "to");
+  OK(loom_attr_exists(root, "zeta", &exists));
+  CHECK(exists == 0);
+  OK(loom_attr_count_created(root, &n));
+  CHECK(n == 2);
+  OK(loom_attr_name(root, 0, name, sizeof name, NULL));
+  CHECK(strcmp(name, "omega") == 0);
+  OK(loom_attr_name(root, 1, name, sizeof name, NULL));
+  CHECK(strcmp(name, "alpha") == 0);
+  OK(loom_attr_count(root, &n)); /* by name */
+  OK(loom_attr_name(root, 0, name, sizeof name, NULL));
+  CHECK(n == 2 && strcmp(name, "alpha") == 0);
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 int main(int argc, char** argv) {
   char dir[512], path[600];
   int total_failures = 0;
@@ -225,6 +258,10 @@ int main(int argc, char** argv) {
   test_round_trip(path);
   snprintf(path, sizeof path, "%s/capi-extend-np%d.h5", dir, nranks_);
   test_extend_and_copy(path);
+  snprintf(path, sizeof path, "%s/capi-attr-edit-hdf5-np%d.h5", dir, nranks_);
+  test_attribute_edit(path, "hdf5");
+  snprintf(path, sizeof path, "%s/capi-attr-edit-log-np%d.h5", dir, nranks_);
+  test_attribute_edit(path, "log");
   snprintf(path, sizeof path, "%s/capi-errors-np%d.h5", dir, nranks_);
   test_errors(path);
   MPI_Allreduce(&failures, &total_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

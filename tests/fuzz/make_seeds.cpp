@@ -166,6 +166,9 @@ std::map<std::string, Scenario> scenarios() {
     auto ds = f.create_dataset<int32_t>("fields/sub/a", {6});
     ds.set_attribute("units", "m");
     ds.set_attribute("scale", std::vector<float>{1.5f, 2.5f});
+    ds.set_attribute("gone", 1);
+    ds.remove_attribute("gone");
+    g.rename_attribute("ranks", "rank_list");
     ds.write_copy(h5loom::Selection::all(), std::vector<int32_t>{1, 2, 3, 4, 5, 6});
     f.close();
   };

@@ -88,7 +88,7 @@ class Hdf5Engine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
-                                    "order",    "fill",   "external", "references"};
+                                    "order",    "fill",   "external", "references", "attribute_edit"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -172,6 +172,7 @@ class Hdf5Engine final : public engine::Engine {
       Hid fcpl = checked(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "creating file properties");
       check(H5Pset_link_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
             "tracking creation order");
+      track_attribute_order(fcpl.get());
       id = H5Fcreate(path.c_str(), mode == OpenMode::Create ? H5F_ACC_TRUNC : H5F_ACC_EXCL, fcpl.get(), fapl.get());
     } else {
       id = H5Fopen(path.c_str(), mode == OpenMode::Read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl.get());
@@ -284,6 +285,7 @@ class Hdf5Engine final : public engine::Engine {
     Hid gcpl = checked(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "creating group properties");
     check(H5Pset_link_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
           "tracking creation order");
+    track_attribute_order(gcpl.get());
     checked(H5Gcreate2(f.file.get(), path.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose,
             "creating group '" + path + "' in file '" + f.name + "'");
   }
@@ -378,6 +380,7 @@ class Hdf5Engine final : public engine::Engine {
     Hid space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()), H5Sclose,
                         "creating the dataspace of '" + path + "'");
     Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
+    track_attribute_order(dcpl.get());
     if (!spec.external.empty() || !spec.virtual_map.empty()) return create_mapped_dataset(f, path, spec, space, dcpl);
 
     if (spec.dtype.has_references() && settings_.driver == "mpio" && kParallelRefsLimited)
@@ -584,7 +587,53 @@ class Hdf5Engine final : public engine::Engine {
     return names;
   }
 
+  void remove_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
+    auto& f = cast(fh);
+    Hid obj = open_object(f, object);
+    check(H5Adelete(obj.get(), name.c_str()),
+          "deleting attribute '" + name + "' of '" + object + "' in file '" + f.name + "'");
+  }
+
+  void rename_attribute(FileHandle& fh, const std::string& object, const std::string& from,
+                        const std::string& to) override {
+    auto& f = cast(fh);
+    Hid obj = open_object(f, object);
+    check(H5Arename(obj.get(), from.c_str(), to.c_str()),
+          "renaming attribute '" + from + "' of '" + object + "' to '" + to + "' in file '" + f.name + "'");
+  }
+
+  std::vector<std::string> list_attributes_in_creation_order(FileHandle& fh, const std::string& object) override {
+    auto& f = cast(fh);
+    Hid obj = open_object(f, object);
+    Hid cpl = checked(H5Iget_type(obj.get()) == H5I_DATASET ? H5Dget_create_plist(obj.get()) : H5Gget_create_plist(obj.get()),
+                      H5Pclose, "reading the creation properties of '" + object + "'");
+    unsigned flags = 0;
+    check(H5Pget_attr_creation_order(cpl.get(), &flags), "reading the creation properties of '" + object + "'");
+    if (!(flags & H5P_CRT_ORDER_TRACKED))
+      throw UsageError("'" + object + "' in file '" + f.name +
+                       "' does not record the order its attributes were created in (it was written without "
+                       "creation-order tracking); list them by name");
+    std::vector<std::string> names;
+    hsize_t idx = 0;
+    check(H5Aiterate2(
+              obj.get(), H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx,
+              [](hid_t, const char* n, const H5A_info_t*, void* data) -> herr_t {
+                static_cast<std::vector<std::string>*>(data)->emplace_back(n);
+                return 0;
+              },
+              &names),
+          "listing attributes of '" + object + "' in creation order");
+    return names;
+  }
+
  private:
+  // Objects the engine creates (the root group too) record their attributes'
+  // creation order, as they do their links'.
+  void track_attribute_order(hid_t ocpl) {
+    check(H5Pset_attr_creation_order(ocpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+          "tracking attribute creation order");
+  }
+
   static Hdf5File& cast(FileHandle& fh) { return static_cast<Hdf5File&>(fh); }
 
   static hid_t dataset(Hdf5File& f, const std::string& path) {

@@ -333,9 +333,9 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   FrontReferences refs(tree, *e, *h);
   for (const auto& p : made) {
     const Node& node = tree.nodes.at(p);
-    for (const auto& [name, value] : node.attrs) {
+    for (const auto& name : node.attr_order) {  // in creation order, which the front file keeps
       if (p == "/" && (name == kFrontMarker || name == kFrontId || name == kFrontEpoch)) continue;
-      e->write_attribute(*h, p, name, refs.translated(value));
+      e->write_attribute(*h, p, name, refs.translated(node.attrs.at(name)));
     }
     auto held = node.kind == ObjectKind::Dataset ? tree.held.find(node.dataset) : tree.held.end();
     if (held != tree.held.end()) e->put(*h, refs.translated_write(p, tree.datasets[std::size_t(node.dataset)], held->second));

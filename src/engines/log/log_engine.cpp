@@ -31,7 +31,7 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings"};
+            "references", "reference_datasets", "vlen_strings", "attribute_edit"};
   }
 
   // ---- storage ----
@@ -254,6 +254,18 @@ class LogEngine final : public engine::Engine {
     std::vector<std::string> out;
     for (const auto& [name, _] : node(cast(fh), object).attrs) out.push_back(name);
     return out;
+  }
+  void remove_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
+    auto& f = writable(fh, "delete attribute '" + name + "' of '" + object + "'");
+    record(f, attribute_remove_op(f.catalog.tree.resolve(object), name));
+  }
+  void rename_attribute(FileHandle& fh, const std::string& object, const std::string& from,
+                        const std::string& to) override {
+    auto& f = writable(fh, "rename attribute '" + from + "' of '" + object + "'");
+    record(f, attribute_rename_op(f.catalog.tree.resolve(object), from, to));
+  }
+  std::vector<std::string> list_attributes_in_creation_order(FileHandle& fh, const std::string& object) override {
+    return node(cast(fh), object).attr_order;
   }
 
  private:

@@ -130,6 +130,14 @@ Json attribute_op(const std::string& object, const std::string& name, const Attr
   return Json{{"op", "attr"}, {"object", object}, {"name", name}, {"value", attribute_to_json(value)}};
 }
 
+Json attribute_remove_op(const std::string& object, const std::string& name) {
+  return Json{{"op", "attr_remove"}, {"object", object}, {"name", name}};
+}
+
+Json attribute_rename_op(const std::string& object, const std::string& from, const std::string& to) {
+  return Json{{"op", "attr_rename"}, {"object", object}, {"from", from}, {"to", to}};
+}
+
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc) {
   return Json{{"op", "front"}, {"epoch", epoch}, {"size", size}, {"crc", crc}};
 }
@@ -247,8 +255,30 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     tree.fronts.push_back(
         {op.at("epoch").get<uint64_t>(), op.at("size").get<uint64_t>(), op.at("crc").get<uint32_t>()});
   } else if (kind == "attr") {
-    node_of(op.at("object").get<std::string>(), ObjectKind::None).attrs[op.at("name").get<std::string>()] =
-        attribute_from_json(op.at("value"));
+    Node& n = node_of(op.at("object").get<std::string>(), ObjectKind::None);
+    const std::string name = op.at("name");
+    // Overwriting makes it the newest, as replacing an attribute does in HDF5.
+    n.attr_order.erase(std::remove(n.attr_order.begin(), n.attr_order.end(), name), n.attr_order.end());
+    n.attr_order.push_back(name);
+    n.attrs[name] = attribute_from_json(op.at("value"));
+  } else if (kind == "attr_remove" || kind == "attr_rename") {
+    const std::string object = op.at("object");
+    Node& n = node_of(object, ObjectKind::None);
+    const std::string from = op.at(kind == "attr_remove" ? "name" : "from");
+    auto it = n.attrs.find(from);
+    if (it == n.attrs.end()) bad("names attribute '" + from + "' of '" + object + "', which does not exist");
+    auto place = std::find(n.attr_order.begin(), n.attr_order.end(), from);
+    if (kind == "attr_remove") {
+      n.attrs.erase(it);
+      n.attr_order.erase(place);
+    } else {
+      const std::string to = op.at("to");
+      if (to.empty() || n.attrs.count(to)) bad("renames attribute '" + from + "' of '" + object + "' to a bad or existing name '" + to + "'");
+      auto node = n.attrs.extract(it);
+      node.key() = to;
+      n.attrs.insert(std::move(node));
+      *place = to;
+    }
   } else {
     bad("is unknown");
   }

@@ -27,6 +27,7 @@ struct Node {
   ObjectKind kind = ObjectKind::None;  // None: a soft link
   uint64_t token = 0;                  // groups and datasets: their object reference token
   std::map<std::string, AttributeValue> attrs;
+  std::vector<std::string> attr_order;  // the same names, in creation order
   std::set<std::string> children;   // for groups: by name
   std::vector<std::string> order;   // for groups: the same names, in creation order
   int dataset = -1;                 // for datasets: the id
@@ -79,6 +80,8 @@ Json unlink_op(const std::string& path);
 Json move_op(const std::string& from, const std::string& to);
 Json extend_op(const std::string& path, const Dims& shape);
 Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value);
+Json attribute_remove_op(const std::string& object, const std::string& name);
+Json attribute_rename_op(const std::string& object, const std::string& from, const std::string& to);
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc);
 // (The `elements` operation: held_values.hpp.)
 

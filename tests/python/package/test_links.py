@@ -80,3 +80,41 @@ def test_convert_keeps_soft_links_and_fill_values(tmp_path, engine):
         assert f["g"].get("link", getlink=True) == h5loom.SoftLink("/g/x")
         assert f["g/x"].fillvalue == -4
         np.testing.assert_array_equal(f["g/link"][...], [-4, 7, -4])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_attributes_delete_rename_and_creation_order(tmp_path, engine):
+    path = tmp_path / "a.h5"
+    with h5loom.File(path, "w", engine=engine) as f:
+        d = f.create_dataset("d", data=np.arange(3))
+        for obj in (f, d):
+            obj.attrs["zeta"] = 1
+            obj.attrs["alpha"] = "a"
+            obj.attrs["gone"] = [1.5, 2.5]
+            del obj.attrs["gone"]
+            obj.attrs.rename("zeta", "omega")
+            with pytest.raises(KeyError, match="gone"):
+                del obj.attrs["gone"]
+            with pytest.raises(h5loom.ExistsError, match="alpha"):
+                obj.attrs.rename("omega", "alpha")
+    with h5loom.File(path, "r") as f:
+        for obj in (f, f["d"]):
+            assert list(obj.attrs) == ["alpha", "omega"]
+            assert obj.attrs.keys(order="creation") == ["omega", "alpha"]
+            assert obj.attrs["omega"] == 1
+            with pytest.raises(h5loom.ReadOnlyError):
+                del obj.attrs["omega"]
+        with pytest.raises(h5loom.UsageError, match="order is 'name' or 'creation'"):
+            f.attrs.keys(order="size")
+
+
+def test_log_front_file_keeps_attribute_creation_order(tmp_path, monkeypatch):
+    """The front file tracks attribute creation order as the log has it, so the
+    hdf5 engine (stock HDF5) lists them so too."""
+    monkeypatch.chdir(tmp_path)
+    with h5loom.File("front.h5", "w", engine="log") as f:
+        for name in ["c", "a", "b"]:
+            f.attrs[name] = name
+        f.attrs.rename("a", "z")
+    with h5loom.File("front.h5", "r", engine={"engine": "hdf5", "hdf5": {"driver": "sec2"}}) as f:
+        assert [k for k in f.attrs.keys(order="creation") if not k.startswith("_h5loom")] == ["c", "z", "b"]
