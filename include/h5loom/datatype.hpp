@@ -9,7 +9,10 @@
 //  * enums: names for the values of an integer scalar;
 //  * object references: an ObjectRef (8 bytes) naming a group or dataset of
 //    the same file (Group::reference / Group::dereference); usable in
-//    datasets, attributes and compound members (what dimension scales need).
+//    datasets, attributes and compound members (what dimension scales need);
+//  * arrays: a fixed N-D block of elements of another fixed-size type in each
+//    element (HDF5's array datatype; numpy's sub-array dtype `('f8', (3,))`),
+//    e.g. a particle's position as one element of array<float64>[3].
 //
 // A Datatype is a small value (a class, a scalar, and a shared description of
 // members or names); copies are cheap and compare by value. Memory layout is
@@ -82,7 +85,7 @@ struct Member;
 
 class Datatype {
  public:
-  enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference };
+  enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference, Array };
   enum class Charset : uint8_t { Ascii, Utf8 };
 
   // The scalars by their old names: Datatype::Float64 is a Datatype.
@@ -103,6 +106,9 @@ class Datatype {
   static Datatype varstring(Charset charset = Charset::Ascii);
   // Object references: each element an ObjectRef.
   static Datatype reference();
+  // An array of `dims` (1 to 32 dimensions, each at least 1) elements of the
+  // fixed-size type `element` (not a variable-length string), row-major.
+  static Datatype array(const Datatype& element, std::vector<uint64_t> dims);
 
   Class type_class() const { return class_; }
   bool is_scalar() const { return class_ == Class::Scalar; }
@@ -111,6 +117,7 @@ class Datatype {
   bool is_enum() const { return class_ == Class::Enum; }
   bool is_varstring() const { return class_ == Class::VarString; }
   bool is_reference() const { return class_ == Class::Reference; }
+  bool is_array() const { return class_ == Class::Array; }
   // References anywhere in an element (this type or a compound member, nested):
   // their values mean something only in the file that made them.
   bool has_references() const;
@@ -123,11 +130,14 @@ class Datatype {
   const std::vector<Member>& members() const;  // compound only
   Charset charset() const;                     // fixed and variable-length strings
   const std::vector<std::pair<std::string, int64_t>>& enum_values() const;  // enum only
+  const Datatype& array_element() const;        // array only
+  const std::vector<uint64_t>& array_dims() const;  // array only
+  uint64_t array_count() const;                 // array only: elements per array (the product of dims)
 
   // "float64", "string[16]", "utf8[16]", "string" and "utf8" (variable
   // length), "reference", "enum<uint8>{red: 0, green: 1}",
-  // "compound[16]{x: float64 @0, id: int64 @8}". datatype_from_name reads every
-  // name this writes back.
+  // "compound[16]{x: float64 @0, id: int64 @8}", "array<float64>[2, 3]".
+  // datatype_from_name reads every name this writes back.
   std::string name() const;
 
   bool operator==(const Datatype& o) const;

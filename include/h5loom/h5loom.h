@@ -161,8 +161,13 @@ loom_status loom_type_string(size_t length, int utf8, loom_type** out);
 /* An enum over an integer type; then name its values. */
 loom_status loom_type_enum(loom_datatype base, loom_type** out);
 loom_status loom_type_enum_insert(loom_type* e, const char* name, int64_t value);
+/* An array of ndim (1 to 32) dimensions of elements of `element` (any fixed-size loom_type,
+ * complete): HDF5's array datatype, e.g. double[3] as one element. */
+loom_status loom_type_array(const loom_type* element, int ndim, const uint64_t* dims, loom_type** out);
+/* A scalar in an array. */
+loom_status loom_type_array_of(loom_datatype element, int ndim, const uint64_t* dims, loom_type** out);
 loom_status loom_type_size(const loom_type* t, size_t* out);
-/* "compound[16]{id: int64 @0, x: float64 @8}", "string[8]", "enum<int8>{red: 0}", "float64". */
+/* "compound[16]{id: int64 @0, x: float64 @8}", "string[8]", "enum<int8>{red: 0}", "array<float64>[3]", "float64". */
 loom_status loom_type_name(const loom_type* t, char* buf, size_t bufsize, size_t* needed);
 loom_status loom_type_free(loom_type* t);
 

@@ -33,7 +33,7 @@ import numpy as np
 from ._errors import *  # noqa: F401,F403
 from ._errors import CLASSES as _ERROR_CLASSES, __all__ as _ERROR_NAMES
 from . import _core
-from ._dtypes import (_SUPPORTED_KINDS, _dtype_name, _has_refs, _is_plain_numeric, _is_vlen, _np_dtype,
+from ._dtypes import (_SUPPORTED_KINDS, _array_elements, _dtype_name, _has_refs, _is_plain_numeric, _is_vlen, _np_dtype,
                       _raw_dtype, _records, _refs_from_raw, _refs_to_raw, Reference, enum_dtype,
                       ref_dtype, string_dtype)
 from ._core import Selection
@@ -364,7 +364,8 @@ class Dataset(_Node):
         dt = self.dtype
         if out is None:
             out = np.empty(shape, dtype=dt)
-        elif out.dtype != dt or not out.flags.c_contiguous or not out.flags.writeable:
+        elif (out.dtype != (dt.subdtype[0] if dt.subdtype else dt) or not out.flags.c_contiguous or
+              not out.flags.writeable):
             raise DatatypeError(f"read of dataset '{self.path}': out must be a writeable C-contiguous "
                                 f"{dt} array, not {out.dtype}"
                                 f"{'' if out.flags.c_contiguous else ' (not contiguous)'}")
@@ -406,6 +407,8 @@ class Dataset(_Node):
         """The data as a C-contiguous array of the dataset's dtype and of the target shape.
         ``fresh`` tells whether it is a new array (no copy needed to protect the caller's)."""
         dt = self.dtype
+        if dt.subdtype is not None:
+            return _array_elements(data, dt, target, self.path)
         if not _is_plain_numeric(dt):
             arr = _records(data, dt, self.path)
         elif isinstance(data, np.ndarray):
@@ -434,6 +437,8 @@ class Dataset(_Node):
 
     def __getitem__(self, key: Any) -> Any:
         sel, out_shape = _selection_for(key, self.shape, self.path)
+        if self.dtype.subdtype is not None:  # array elements: numpy shows them as trailing dimensions
+            out_shape = tuple(out_shape) + self.dtype.subdtype[1]
         full = tuple(sel.selected_shape(list(self.shape)))
         result = self.read(sel, np.empty(full, dtype=self.dtype)).reshape(out_shape)
         return result[()] if result.ndim == 0 else result

@@ -18,7 +18,7 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._errors import DatatypeError
+from ._errors import DatatypeError, SelectionError
 
 _SUPPORTED_KINDS = {"i", "u", "f"}
 _U64_MAX = 2**64 - 1
@@ -236,17 +236,21 @@ def _is_plain_numeric(dt: np.dtype) -> bool:
 
 def _type_name(dt: np.dtype, what: str) -> str:
     """The h5loom datatype name of a numpy dtype (numbers, structured, S<n>,
-    variable-length strings, references, enums)."""
+    variable-length strings, references, enums, sub-arrays)."""
+    if dt.subdtype is not None:  # ('f8', (3,)): HDF5's array datatype
+        base, dims = dt.subdtype
+        if _is_vlen(base) or base.kind == "U":
+            raise DatatypeError(f"{what}: an array of variable-length strings ({dt}) is not supported; "
+                                "use fixed-length strings (string_dtype(length=N) or 'S<N>')")
+        return f"array<{_type_name(base, what)}>[{', '.join(str(d) for d in dims)}]"
     if dt.byteorder == ">":
         raise DatatypeError(f"{what}: big-endian dtype {dt} is not supported; use {dt.newbyteorder('<')}")
     if dt.fields is not None:
         members = []
         for name, field in dt.fields.items():
             sub, offset = field[0], field[1]
-            if sub.subdtype is not None:
-                raise DatatypeError(f"{what}: field '{name}' is an array ({sub}); h5loom compounds hold scalars, "
-                                    "strings, enums, references and compounds")
-            if _is_vlen(sub) or sub.kind == "U":
+            if _is_vlen(sub) or sub.kind == "U" or (sub.subdtype is not None and
+                                                    (_is_vlen(sub.base) or sub.base.kind == "U")):
                 raise DatatypeError(f"{what}: field '{name}' is a variable-length string ({sub}), which h5loom "
                                     "keeps only as a whole dataset's dtype; use fixed-length strings "
                                     "(string_dtype(length=N) or 'S<N>')")
@@ -297,6 +301,8 @@ def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
         return ref_dtype
     if kind == "enum":
         return np.dtype(tree[1], metadata={"enum": {name: value for name, value in tree[2]}})
+    if kind == "array":
+        return np.dtype((_dtype_from_tree(tree[2]), tuple(tree[1])))
     names, offsets, formats = zip(*[(name, offset, _dtype_from_tree(sub)) for name, offset, sub in tree[2]])
     return np.dtype({"names": list(names), "formats": list(formats), "offsets": list(offsets),
                      "itemsize": tree[1]})
@@ -338,6 +344,28 @@ def _same(stored: Any, given: Any) -> bool:
             return False
         return a == b or abs(a - b) <= 1e-6 * max(abs(a), abs(b))
     return stored == given
+
+
+def _array_elements(data: Any, dt: np.dtype, target: Tuple[int, ...], path: str) -> Tuple[np.ndarray, bool]:
+    """Data for a dataset of HDF5 array elements (dtype ``('f8', (3,))``): numpy
+    keeps the array as trailing dimensions, so the data is of the base dtype
+    and of shape ``target + (3,)`` (or broadcasts to it). Returns it C-contiguous,
+    and whether it is a new array."""
+    base, sub = dt.subdtype
+    arr = np.asarray(data)
+    if arr.dtype != base and not (arr.dtype.kind in _SUPPORTED_KINDS and base.kind in _SUPPORTED_KINDS and
+                                  np.can_cast(arr.dtype, base, casting="safe")):
+        raise DatatypeError(f"cannot write {arr.dtype} data to dataset '{path}' of type {_type_name(dt, path)} "
+                            "without losing values; convert it first")
+    want = tuple(target) + tuple(sub)
+    try:
+        # (a broadcast view is read-only: materialised)
+        out = (np.ascontiguousarray(arr, dtype=base) if arr.shape == want else
+               np.array(np.broadcast_to(arr, want), dtype=base, order="C"))
+    except ValueError:
+        raise SelectionError(f"cannot write data of shape {arr.shape} to a selection of shape {tuple(target)} "
+                             f"of dataset '{path}' (elements of shape {tuple(sub)})") from None
+    return out, not np.shares_memory(out, arr)
 
 
 def _records(data: Any, dt: np.dtype, path: str) -> np.ndarray:

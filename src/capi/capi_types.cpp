@@ -107,6 +107,32 @@ loom_status loom_type_varstring(int utf8, loom_type** out) {
   });
 }
 
+namespace {
+loom_status make_array(const char* function, const h5loom::Datatype* element_or_null, loom_datatype scalar,
+                       int ndim, const uint64_t* dims, loom_type** out) {
+  return guarded(function, [&] {
+    need_out(out, "out");
+    if (ndim < 1 || ndim > 32) throw h5loom::UsageError(in_call("ndim " + std::to_string(ndim) + " is not 1 to 32"));
+    if (!dims) throw h5loom::UsageError(in_call("dims is NULL"));
+    const h5loom::Datatype element = element_or_null ? *element_or_null : to_datatype(scalar, "element");
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype::array(element, std::vector<uint64_t>(dims, dims + ndim));
+    *out = t.release();
+  });
+}
+}  // namespace
+
+loom_status loom_type_array(const loom_type* element, int ndim, const uint64_t* dims, loom_type** out) {
+  const h5loom::Datatype* e = nullptr;
+  loom_status st = guarded(__func__, [&] { e = &usable(element, "element"); });
+  if (st != LOOM_OK) return st;
+  return make_array(__func__, e, LOOM_FLOAT64, ndim, dims, out);
+}
+
+loom_status loom_type_array_of(loom_datatype element, int ndim, const uint64_t* dims, loom_type** out) {
+  return make_array(__func__, nullptr, element, ndim, dims, out);
+}
+
 loom_status loom_type_enum(loom_datatype base, loom_type** out) {
   return guarded(__func__, [&] {
     need_out(out, "out");

@@ -1,4 +1,4 @@
-// Datatypes: scalars, compounds, strings, enums and references; their
+// Datatypes: scalars, compounds, strings, enums, references and arrays; their
 // names (which the log engine stores and datatype_from_name reads back).
 #include "h5loom/datatype.hpp"
 
@@ -16,6 +16,8 @@ struct Datatype::Detail {
   std::vector<Member> members;                          // compound
   Charset charset = Charset::Ascii;                     // string
   std::vector<std::pair<std::string, int64_t>> values;  // enum
+  Datatype element;                                     // array
+  std::vector<uint64_t> dims;                           // array
 };
 
 std::size_t scalar_size(Scalar s) {
@@ -118,8 +120,32 @@ Datatype Datatype::reference() {
   return t;
 }
 
+Datatype Datatype::array(const Datatype& element, std::vector<uint64_t> dims) {
+  if (element.is_varstring())
+    throw DatatypeError("an array datatype's element cannot be a variable-length string; use a fixed-length "
+                        "string (Datatype::string(N))");
+  if (dims.empty() || dims.size() > 32)
+    throw DatatypeError("an array datatype needs 1 to 32 dimensions, not " + std::to_string(dims.size()));
+  std::size_t size = element.size();
+  for (uint64_t d : dims) {
+    if (d == 0) throw DatatypeError("an array datatype's dimensions must be at least 1 (of " + element.name() + ")");
+    if (d > (std::size_t(1) << 32) / size)  // an element of at most 4 GiB: HDF5's own limit
+      throw DatatypeError("an array datatype of " + element.name() + " is too large");
+    size *= d;
+  }
+  Datatype t;
+  t.class_ = Class::Array;
+  auto d = std::make_shared<Detail>();
+  d->size = size;
+  d->element = element;
+  d->dims = std::move(dims);
+  t.detail_ = std::move(d);
+  return t;
+}
+
 bool Datatype::has_references() const {
   if (class_ == Class::Reference) return true;
+  if (class_ == Class::Array) return detail_->element.has_references();
   if (class_ != Class::Compound) return false;
   for (const auto& m : detail_->members)
     if (m.type.has_references()) return true;
@@ -158,6 +184,18 @@ Datatype Datatype::enumeration(Scalar base, std::vector<std::pair<std::string, i
   return t;
 }
 
+const Datatype& Datatype::array_element() const {
+  if (class_ != Class::Array) throw DatatypeError("datatype " + name() + " is not an array");
+  return detail_->element;
+}
+
+const std::vector<uint64_t>& Datatype::array_dims() const {
+  if (class_ != Class::Array) throw DatatypeError("datatype " + name() + " is not an array");
+  return detail_->dims;
+}
+
+uint64_t Datatype::array_count() const { return size() / array_element().size(); }
+
 Scalar Datatype::scalar() const {
   if (class_ == Class::Scalar || class_ == Class::Enum) return scalar_;
   throw DatatypeError("datatype " + name() + " is not a number");
@@ -187,6 +225,11 @@ std::string Datatype::name() const {
       return std::string(detail_->charset == Charset::Utf8 ? "utf8[" : "string[") + std::to_string(detail_->size) + "]";
     case Class::VarString: return detail_->charset == Charset::Utf8 ? "utf8" : "string";
     case Class::Reference: return "reference";
+    case Class::Array: {
+      std::string out = "array<" + detail_->element.name() + ">[";
+      for (std::size_t i = 0; i < detail_->dims.size(); ++i) out += (i ? ", " : "") + std::to_string(detail_->dims[i]);
+      return out + "]";
+    }
     case Class::Enum: {
       std::string out = "enum<" + scalar_name(scalar_) + ">{";
       for (std::size_t i = 0; i < detail_->values.size(); ++i)
@@ -212,6 +255,7 @@ bool Datatype::operator==(const Datatype& o) const {
     case Class::String: return detail_->size == o.detail_->size && detail_->charset == o.detail_->charset;
     case Class::VarString: return detail_->charset == o.detail_->charset;
     case Class::Reference: return true;
+    case Class::Array: return detail_->dims == o.detail_->dims && detail_->element == o.detail_->element;
     case Class::Enum: return scalar_ == o.scalar_ && detail_->values == o.detail_->values;
     case Class::Compound: {
       if (detail_->size != o.detail_->size || detail_->members.size() != o.detail_->members.size()) return false;
@@ -257,6 +301,12 @@ std::string format_element(const Datatype& t, const void* p) {
         if (v == value) return name;
       return std::to_string(value);
     }
+    case Datatype::Class::Array: {
+      std::string out = "[";
+      const Datatype& e = t.array_element();
+      for (uint64_t i = 0; i < t.array_count(); ++i) out += (i ? ", " : "") + format_element(e, bytes + i * e.size());
+      return out + "]";
+    }
     case Datatype::Class::Compound: {
       std::string out = "{";
       for (std::size_t i = 0; i < t.members().size(); ++i) {
@@ -270,6 +320,7 @@ std::string format_element(const Datatype& t, const void* p) {
 }
 
 void clear_padding(const Datatype& t, void* data, std::size_t count) {
+  if (t.is_array()) return clear_padding(t.array_element(), data, count * t.array_count());
   if (!t.is_compound()) return;
   auto* bytes = static_cast<unsigned char*>(data);
   std::vector<bool> covered(t.size(), false);
@@ -285,6 +336,7 @@ void clear_padding(const Datatype& t, void* data, std::size_t count) {
 
 void for_each_reference(const Datatype& t, void* data, std::size_t count, const std::function<void(ObjectRef&)>& fn) {
   if (!t.has_references()) return;
+  if (t.is_array()) return for_each_reference(t.array_element(), data, count * t.array_count(), fn);
   auto* bytes = static_cast<unsigned char*>(data);
   for (std::size_t i = 0; i < count; ++i) {
     unsigned char* element = bytes + i * t.size();
@@ -309,7 +361,7 @@ namespace {
 [[noreturn]] void bad_name(std::string_view all, const std::string& why) {
   throw DatatypeError("cannot read datatype name '" + std::string(all) + "': " + why +
                       " (expected int8..int64, uint8..uint64, float32, float64, a numpy code like 'f8', "
-                      "string[N], utf8[N], string, utf8, reference, enum<T>{...} or compound[N]{...})");
+                      "string[N], utf8[N], string, utf8, reference, enum<T>{...}, compound[N]{...} or array<T>[N, ...])");
 }
 
 struct NameReader {
@@ -360,7 +412,7 @@ struct NameReader {
     return neg ? uint64_t(-int64_t(v)) : v;
   }
   Datatype type(int depth) {
-    if (depth > 16) bad_name(all, "compounds nest more than 16 deep");
+    if (depth > 16) bad_name(all, "compounds and arrays nest more than 16 deep");
     skip();
     // numpy byte-order prefixes: native and little-endian are what we store.
     if (at < s.size() && (s[at] == '<' || s[at] == '=' || s[at] == '|')) ++at;
@@ -388,6 +440,17 @@ struct NameReader {
       } while (eat(','));
       expect('}');
       return Datatype::enumeration(base, std::move(values));
+    }
+    if (lower == "array") {
+      expect('<');
+      Datatype element = type(depth + 1);
+      expect('>');
+      expect('[');
+      std::vector<uint64_t> dims;
+      do dims.push_back(number());
+      while (eat(','));
+      expect(']');
+      return Datatype::array(element, std::move(dims));
     }
     if (lower == "compound") {
       expect('[');

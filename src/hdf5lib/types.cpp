@@ -75,6 +75,11 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
       }
       return e;
     }
+    case Datatype::Class::Array: {
+      Hid element = build(t.array_element(), scalar);
+      std::vector<hsize_t> dims(t.array_dims().begin(), t.array_dims().end());
+      return checked(H5Tarray_create2(element.get(), unsigned(dims.size()), dims.data()), H5Tclose, what);
+    }
     case Datatype::Class::Compound: {
       Hid c = checked(H5Tcreate(H5T_COMPOUND, t.size()), H5Tclose, what);
       for (const auto& m : t.members()) {
@@ -154,6 +159,14 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
       values.emplace_back(std::move(member), value);
     }
     return Datatype::enumeration(s, std::move(values));
+  }
+  if (cls == H5T_ARRAY) {
+    Hid element = checked(H5Tget_super(type), H5Tclose, what);
+    const int rank = H5Tget_array_ndims(type);
+    if (rank < 1) fail(what);
+    std::vector<hsize_t> dims(std::size_t(rank), 0);
+    if (H5Tget_array_dims2(type, dims.data()) != rank) fail(what);
+    return Datatype::array(datatype_of_hdf5(element.get(), object), std::vector<uint64_t>(dims.begin(), dims.end()));
   }
   if (cls == H5T_COMPOUND) {
     const int n = H5Tget_nmembers(type);

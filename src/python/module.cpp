@@ -113,7 +113,8 @@ Array as_array(nb::handle obj, const std::string& what) {
 
 // A datatype as nested tuples for Python to build a numpy dtype from:
 // ("scalar", "float64"), ("string", length, "ascii"|"utf8"), ("vlen", "ascii"|"utf8"),
-// ("reference",), ("enum", base, [(name, value)...]), ("compound", size, [(name, offset, tree)...]).
+// ("reference",), ("enum", base, [(name, value)...]), ("compound", size, [(name, offset, tree)...]),
+// ("array", [dims...], tree).
 nb::object type_tree(const Datatype& t) {
   switch (t.type_class()) {
     case Datatype::Class::Scalar: return nb::make_tuple("scalar", scalar_name(t.scalar()));
@@ -126,6 +127,11 @@ nb::object type_tree(const Datatype& t) {
       nb::list values;
       for (const auto& [name, value] : t.enum_values()) values.append(nb::make_tuple(name, value));
       return nb::make_tuple("enum", scalar_name(t.scalar()), values);
+    }
+    case Datatype::Class::Array: {
+      nb::list dims;
+      for (uint64_t d : t.array_dims()) dims.append(d);
+      return nb::make_tuple("array", dims, type_tree(t.array_element()));
     }
     case Datatype::Class::Compound: {
       nb::list members;

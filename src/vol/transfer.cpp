@@ -69,6 +69,10 @@ namespace {
 bool has_half_float(hid_t type) {
   const H5T_class_t cls = H5Tget_class(type);
   if (cls == H5T_FLOAT) return H5Tget_size(type) == 2;
+  if (cls == H5T_ARRAY) {
+    Hid element(H5Tget_super(type), H5Tclose);
+    return has_half_float(element.get());
+  }
   if (cls != H5T_COMPOUND) return false;
   const int n = H5Tget_nmembers(type);
   for (int i = 0; i < n; ++i) {
@@ -82,6 +86,12 @@ bool has_half_float(hid_t type) {
 Datatype model_type(hid_t type, const std::string& what) {
   if (!has_half_float(type)) return hdf5lib::datatype_of_hdf5(type, what);
   if (H5Tget_class(type) == H5T_FLOAT) return Datatype::Float32;
+  if (H5Tget_class(type) == H5T_ARRAY) {
+    Hid element(H5Tget_super(type), H5Tclose);
+    std::vector<hsize_t> dims(std::size_t(std::max(H5Tget_array_ndims(type), 0)));
+    H5Tget_array_dims2(type, dims.data());
+    return Datatype::array(model_type(element.get(), what), std::vector<uint64_t>(dims.begin(), dims.end()));
+  }
   // A compound with 16-bit floats: members in order, packed after widening.
   const int n = H5Tget_nmembers(type);
   std::vector<std::pair<std::size_t, int>> order;  // (offset, index): members in the order of their offsets

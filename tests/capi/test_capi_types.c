@@ -1,6 +1,6 @@
 /* The C API of HDF5's data model beyond numbers, in plain C99: a compound of a
  * C struct (with a nested compound, a fixed string and an enum), fill values,
- * links and creation order, on every engine given on the command line.
+ * links and creation order, array datatypes, on every engine given on the command line.
  *   test_capi_types DIR ENGINE   (any number of ranks) */
 #include <h5loom/h5loom.h>
 #include <mpi.h>
@@ -144,6 +144,83 @@ static void test_records(const char* path, const char* engine) {
   OK(loom_file_close(f));
 }
 
+/* Array datatypes: a dataset of double[3] elements, a compound with a float[2][2] member. */
+struct cell {
+  int32_t id;
+  float stress[2][2];
+};
+
+static void test_arrays(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset *vec = NULL, *cells = NULL;
+  loom_type *vec3 = NULL, *tensor = NULL, *cell = NULL, *back = NULL;
+  const uint64_t three = 3, two_two[2] = {2, 2}, n = (uint64_t)nranks_, start = (uint64_t)rank_, one = 1;
+  double mine[3], all[3 * 64];
+  struct cell c, cells_back[64];
+  char name[128];
+  int i, k;
+  OK(loom_type_array_of(LOOM_FLOAT64, 1, &three, &vec3));
+  OK(loom_type_array_of(LOOM_FLOAT32, 2, two_two, &tensor));
+  OK(loom_type_name(vec3, name, sizeof name, NULL));
+  CHECK(strcmp(name, "array<float64>[3]") == 0);
+  OK(loom_type_compound(sizeof(struct cell), &cell));
+  OK(loom_type_insert(cell, "id", offsetof(struct cell, id), LOOM_INT32));
+  OK(loom_type_insert_type(cell, "stress", offsetof(struct cell, stress), tensor));
+  CHECK(loom_type_array_of(LOOM_FLOAT64, 0, &three, &back) == LOOM_ERR_USAGE);
+  {
+    const uint64_t zero = 0;
+    CHECK(loom_type_array_of(LOOM_FLOAT64, 1, &zero, &back) == LOOM_ERR_DATATYPE);
+  }
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_create_dataset_typed(root, "velocity", vec3, 1, &n, NULL, NULL, &vec));
+  OK(loom_group_create_dataset_typed(root, "cells", cell, 1, &n, NULL, NULL, &cells));
+  for (k = 0; k < 3; ++k) mine[k] = rank_ * 10 + k;
+  memset(&c, 0, sizeof c);
+  c.id = rank_;
+  for (k = 0; k < 4; ++k) c.stress[k / 2][k % 2] = (float)(rank_ + k);
+  {
+    loom_selection sel = loom_select_box(1, &start, &one);
+    OK(loom_dataset_write_typed(vec, &sel, vec3, 1, mine, LOOM_WRITE_COPY));
+    OK(loom_dataset_write_typed(cells, &sel, cell, 1, &c, LOOM_WRITE_COPY));
+  }
+  OK(loom_object_close(vec));
+  OK(loom_object_close(cells));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_open_dataset(root, "velocity", &vec));
+  OK(loom_group_open_dataset(root, "cells", &cells));
+  OK(loom_dataset_type(cells, &back));
+  {
+    char a[256], b[256];
+    OK(loom_type_name(back, a, sizeof a, NULL));
+    OK(loom_type_name(cell, b, sizeof b, NULL));
+    CHECK(strcmp(a, b) == 0);
+  }
+  if (nranks_ <= 64) {
+    loom_selection everything = loom_select_all();
+    OK(loom_dataset_read_typed(vec, &everything, vec3, n, all));
+    OK(loom_dataset_read_typed(cells, &everything, cell, n, cells_back));
+    for (i = 0; i < nranks_; ++i) {
+      for (k = 0; k < 3; ++k) CHECK(all[3 * i + k] == i * 10 + k);
+      CHECK(cells_back[i].id == i);
+      for (k = 0; k < 4; ++k) CHECK(cells_back[i].stress[k / 2][k % 2] == (float)(i + k));
+    }
+  }
+  OK(loom_type_free(back));
+  OK(loom_type_free(cell));
+  OK(loom_type_free(tensor));
+  OK(loom_type_free(vec3));
+  OK(loom_object_close(vec));
+  OK(loom_object_close(cells));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 int main(int argc, char** argv) {
   char path[4096];
   int any = 0;
@@ -157,6 +234,8 @@ int main(int argc, char** argv) {
   }
   snprintf(path, sizeof path, "%s/capi-types-%s-np%d.h5", argv[1], argv[2], nranks_);
   test_records(path, argv[2]);
+  snprintf(path, sizeof path, "%s/capi-arrays-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_arrays(path, argv[2]);
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("test_capi_types (%s): %d checks, %d failed on some rank\n", argv[2], checks, any);
   MPI_Finalize();

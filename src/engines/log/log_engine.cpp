@@ -31,7 +31,7 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings", "attribute_edit"};
+            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays"};
   }
 
   // ---- storage ----

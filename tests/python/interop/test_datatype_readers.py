@@ -36,3 +36,52 @@ def test_hacc_records_are_a_structured_array(tmp_path, monkeypatch, engine, rank
         np.testing.assert_array_equal(data["mask"], i % 65521)
         np.testing.assert_array_equal(data["vx"], f["vars/vx"][...])
         assert (data["x"] == ((i % 999983) * 0.5).astype(np.float32)).all()
+
+
+ARRAY_WRITER = r'''
+import sys
+import numpy as np
+from mpi4py import MPI
+import h5loom
+
+path, engine = sys.argv[1], sys.argv[2]
+r, n = MPI.COMM_WORLD.rank, MPI.COMM_WORLD.size
+body = np.dtype([("id", "<i4"), ("pos", "<f8", (3,)), ("stress", "<f4", (2, 2))])
+with h5loom.File(path, "w", engine=engine) as f:
+    b = f.create_dataset("bodies", shape=(2 * n,), dtype=body)
+    mine = np.zeros(2, body)
+    mine["id"] = [10 * r, 10 * r + 1]
+    mine["pos"] = np.arange(6.0).reshape(2, 3) + 100 * r
+    mine["stress"] = r
+    b[2 * r:2 * r + 2] = mine
+    v = f.create_dataset("velocity", shape=(n,), dtype=np.dtype(("<f8", (3,))))
+    v[r] = [r, r + 0.5, r + 0.25]
+    f.attrs["origin"] = np.array((7, [1.0, 2.0, 3.0], [[1, 2], [3, 4]]), dtype=body)
+'''
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log"])
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_array_datatypes_read_by_h5py(tmp_path, monkeypatch, engine, ranks):
+    """HDF5 array datatypes (a compound's vector and tensor members, and a
+    dataset of 3-vectors) written by h5loom's Python package, read by h5py."""
+    import sys
+    script = tmp_path / "writer.py"
+    script.write_text(ARRAY_WRITER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    subprocess.run([MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", str(ranks), sys.executable,
+                    str(script), "arrays.h5", engine], check=True, timeout=300, capture_output=True, cwd=tmp_path,
+                   env=env)
+    monkeypatch.chdir(tmp_path)  # the log engine's front file names its log relative to the file's directory
+    with h5py.File("arrays.h5", "r") as f:
+        b = f["bodies"]
+        assert b.dtype["pos"] == np.dtype(("<f8", (3,))) and b.dtype["stress"] == np.dtype(("<f4", (2, 2)))
+        data = b[...]
+        for r in range(ranks):
+            np.testing.assert_array_equal(data["id"][2 * r:2 * r + 2], [10 * r, 10 * r + 1])
+            np.testing.assert_array_equal(data["pos"][2 * r:2 * r + 2], np.arange(6.0).reshape(2, 3) + 100 * r)
+            assert (data["stress"][2 * r:2 * r + 2] == r).all()
+        assert f["velocity"].dtype == np.dtype(("<f8", (3,)))
+        np.testing.assert_array_equal(f["velocity"][...], [[r, r + 0.5, r + 0.25] for r in range(ranks)])
+        origin = f.attrs["origin"]
+        assert origin["id"] == 7 and origin["pos"].tolist() == [1.0, 2.0, 3.0]

@@ -53,8 +53,8 @@ def test_records_from_tuples_and_wrong_layouts(tmp_path, engine):
         other = np.zeros(2, dtype=[("b", "<f8"), ("a", "<i4")])
         with pytest.raises(h5loom.DatatypeError, match="'/t'"):
             ds[...] = other
-        with pytest.raises(h5loom.DatatypeError, match="field 'v' is an array"):
-            f.create_dataset("bad", shape=(1,), dtype=[("v", "<f4", (3,))])
+        with pytest.raises(h5loom.DatatypeError, match="field 'v' is a variable-length string"):
+            f.create_dataset("bad", shape=(1,), dtype=[("v", h5loom.string_dtype(), (3,))])
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -103,3 +103,32 @@ def test_conversions_that_would_change_values_are_refused(tmp_path, engine):
         f32 = f.create_dataset("f", shape=(1,), dtype=[("v", "<f4")])
         f32[...] = [(0.1,)]  # float32's precision is no loss
         assert abs(f32[0]["v"] - 0.1) < 1e-7
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log"])
+def test_array_datatypes(tmp_path, engine):
+    """HDF5 array datatypes: numpy sub-array dtypes, as a dataset's dtype (the
+    array shows as trailing dimensions) and as fields of a structured dtype."""
+    body = np.dtype([("id", "<i4"), ("pos", "<f8", (3,))])
+    path = tmp_path / "a.h5"
+    with h5loom.File(path, "w", engine=engine) as f:
+        v = f.create_dataset("v", shape=(4,), dtype=np.dtype(("<f8", (3,))))
+        assert v.dtype == np.dtype(("<f8", (3,))) and v.shape == (4,)
+        v[...] = np.arange(12).reshape(4, 3)  # int64 converts safely to float64
+        v[1] = [-1.0, -2.0, -3.0]
+        with pytest.raises(h5loom.SelectionError, match="elements of shape"):
+            v[0] = [1.0, 2.0]
+        with pytest.raises(h5loom.DatatypeError, match="without losing values"):
+            v[0] = np.array([1.5, 2, 3], dtype=np.complex128)
+        b = f.create_dataset("b", shape=(2,), dtype=body)
+        b[...] = np.array([(1, [1, 2, 3]), (2, [4, 5, 6])], dtype=body)
+        f.attrs["origin"] = np.array((0, [0.5, 0.5, 0.5]), dtype=body)
+    with h5loom.File(path, "r") as f:
+        got = f["v"][...]
+        assert got.shape == (4, 3) and got.dtype == np.float64
+        np.testing.assert_array_equal(got[1], [-1.0, -2.0, -3.0])
+        np.testing.assert_array_equal(got[2:], [[6, 7, 8], [9, 10, 11]])
+        np.testing.assert_array_equal(f["v"][3], [9, 10, 11])
+        assert f["b"].dtype == body
+        np.testing.assert_array_equal(f["b"][...]["pos"], [[1, 2, 3], [4, 5, 6]])
+        assert f.attrs["origin"]["pos"].tolist() == [0.5, 0.5, 0.5]
