@@ -252,6 +252,12 @@ class Engine {
   // write put before the read.
   virtual RequestPtr read(FileHandle& f, const std::string& path, const Selection& sel, Datatype dtype,
                           void* out) = 0;
+  // NOT collective (conformance group "independent_read"; the default raises
+  // UsageError): this rank alone reads its selection, seeing every write the
+  // last completed flush made visible. This rank has put nothing since (the
+  // object model checks). Errors are raised on this rank only.
+  virtual RequestPtr read_independent(FileHandle& f, const std::string& path, const Selection& sel, Datatype dtype,
+                                      void* out);
 
   // ---- attributes (on "/", a group or a dataset) --------------------------------
   virtual bool has_attribute(FileHandle& f, const std::string& object, const std::string& name) = 0;

@@ -96,6 +96,8 @@ class ForwardingEngine : public Engine {
                        const AttributeValue& value) override;
   AttributeValue read_attribute(FileHandle& f, const std::string& object, const std::string& name) override;
   std::vector<std::string> list_attributes(FileHandle& f, const std::string& object) override;
+  RequestPtr read_independent(FileHandle& f, const std::string& path, const Selection& sel, Datatype dtype,
+                              void* out) override;
   void remove_attribute(FileHandle& f, const std::string& object, const std::string& name) override;
   void rename_attribute(FileHandle& f, const std::string& object, const std::string& from,
                         const std::string& to) override;

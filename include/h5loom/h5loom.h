@@ -147,6 +147,10 @@ loom_status loom_dataset_write(loom_dataset* d, const loom_selection* sel, loom_
                                const void* data, loom_write_mode mode);
 loom_status loom_dataset_read(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type, size_t n,
                               void* out);
+/* NOT collective (engines declaring "independent_read"): this rank alone reads, seeing what the
+ * last flush point made visible; LOOM_ERR_USAGE if this rank has writes not yet flushed. */
+loom_status loom_dataset_read_independent(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type,
+                                          size_t n, void* out);
 
 /* ---- datatypes beyond numbers: compounds, fixed-length strings, enums (docs/c-api.md) ----
  * A loom_type describes one; build it, use it, free it. Compound members sit at

@@ -137,6 +137,18 @@ class Dataset : public Object {
   }
   void read_raw(const Selection& sel, Datatype dtype, void* out, std::size_t n);
 
+  // NOT collective (engines declaring "independent_read"): this rank alone
+  // reads, seeing what the last flush point made visible - as a rank of an MPI
+  // program reads a parameter the others need not know about. This rank must
+  // have written nothing since the last flush point (UsageError: flush first).
+  template <class T>
+  std::vector<T> read_independent(const Selection& sel = Selection::all()) {
+    std::vector<T> out(sel.num_elements(shape()));
+    read_raw_independent(sel, datatype_of<T>(), out.data(), out.size());
+    return out;
+  }
+  void read_raw_independent(const Selection& sel, Datatype dtype, void* out, std::size_t n);
+
  private:
   friend class Group;
   Dataset(std::shared_ptr<detail::FileState> f, std::string p) : Object(std::move(f), std::move(p)) {}
@@ -222,6 +234,9 @@ class File : public Group {
 
   const std::string& filename() const;
   std::string engine_name() const;
+  // Whether the file's engine stack declares the conformance group `group`
+  // ("links", "independent_read", ...: docs/conformance.md).
+  bool supports(const std::string& group) const;
   std::string describe() const;  // engine, layout and knobs in effect
   Mode mode() const;
   int rank() const;

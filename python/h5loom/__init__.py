@@ -354,9 +354,12 @@ class Dataset(_Node):
 
     resize = extend  # h5py's name
 
-    def read(self, selection: Optional[Selection] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+    def read(self, selection: Optional[Selection] = None, out: Optional[np.ndarray] = None, *,
+             independent: bool = False) -> np.ndarray:
         """Read a selection (default: everything) into a new array, or into ``out``
-        (C-contiguous, the dataset's dtype, as many elements as selected). Collective."""
+        (C-contiguous, the dataset's dtype, as many elements as selected). Collective;
+        ``independent=True``: this rank alone, seeing what the last flush point made
+        visible (engines with "independent_read"; this rank must have no unflushed writes)."""
         sel = Selection.all() if selection is None else selection
         shape = tuple(sel.selected_shape(list(self.shape)))
         if sel.kind == "none":
@@ -370,15 +373,15 @@ class Dataset(_Node):
                                 f"{dt} array, not {out.dtype}"
                                 f"{'' if out.flags.c_contiguous else ' (not contiguous)'}")
         if _is_plain_numeric(dt):
-            self._obj.read(sel, out)
+            self._obj.read(sel, out, independent)
         elif _is_vlen(dt):  # str objects, whatever the encoding
-            out.reshape(-1)[:] = self._obj.read_strings(sel, out.size)
+            out.reshape(-1)[:] = self._obj.read_strings(sel, out.size, independent)
         elif _has_refs(dt):  # the tokens, then Reference objects
             raw = np.empty(out.shape, dtype=_raw_dtype(dt))
-            self._obj.read_bytes(sel, raw.reshape(-1).view(np.uint8))
+            self._obj.read_bytes(sel, raw.reshape(-1).view(np.uint8), independent)
             _refs_from_raw(raw, dt, out)
         else:
-            self._obj.read_bytes(sel, out.reshape(-1).view(np.uint8))
+            self._obj.read_bytes(sel, out.reshape(-1).view(np.uint8), independent)
         return out
 
     def write(self, data: Any, selection: Optional[Selection] = None, copy: bool = True) -> None:

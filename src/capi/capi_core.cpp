@@ -296,6 +296,18 @@ loom_status loom_dataset_read(loom_dataset* d, const loom_selection* sel, loom_d
       [&] { d->dataset->read_raw(*selection, type, out, n); });
 }
 
+loom_status loom_dataset_read_independent(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type,
+                                          size_t n, void* out) {
+  return guarded(__func__, [&] {
+    auto& ds = as_dataset(d);
+    auto selection = to_selection(sel);
+    auto type = to_datatype(mem_type, "mem_type");
+    fits_in_memory(n, h5loom::datatype_size(type), "n");
+    need_buffer(out, n, "out");
+    ds.read_raw_independent(selection, type, out, n);
+  });
+}
+
 // ---- objects and attributes ----
 
 loom_status loom_object_path(loom_object* o, char* buf, size_t bufsize, size_t* needed) {

@@ -522,6 +522,21 @@ void Dataset::read_raw(const Selection& sel, Datatype dtype, void* out, std::siz
   engine::wait(f.engine->read(*f.handle, path_, sel, dtype, out));
 }
 
+void Dataset::read_raw_independent(const Selection& sel, Datatype dtype, void* out, std::size_t n) {
+  auto& f = state();
+  f.require_open("read dataset '" + path_ + "'");
+  const DatasetInfo& inf = info();
+  check_transfer(f, path_, inf, sel, dtype, out, n, "read");  // this rank's own call: no agreement
+  if (f.unflushed_puts > 0)
+    throw UsageError("cannot read dataset '" + path_ + "' of " + f.describe_file() + " on one rank alone: this rank " +
+                     "has " + std::to_string(f.unflushed_puts) + " write(s) not yet flushed, which the read would " +
+                     "not see; flush the file (collective) first, or read collectively");
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Read, "read_independent", f.filename, path_,
+                      profile::byte_offset(sel, inf), uint64_t(n) * datatype_size(dtype));
+  if (dtype.is_varstring()) dtype = inf.dtype;
+  engine::wait(f.engine->read_independent(*f.handle, path_, sel, dtype, out));
+}
+
 // ---- File -------------------------------------------------------------------------
 
 File::File(std::shared_ptr<FileState> f) : Group(std::move(f), "/") {}
@@ -626,6 +641,11 @@ void File::close_on_error(const std::string& error) { state().close_on_error(err
 bool File::is_open() const { return state().open; }
 const std::string& File::filename() const { return state().filename; }
 std::string File::engine_name() const { return state().engine->name(); }
+
+bool File::supports(const std::string& group) const {
+  const auto groups = state().engine->conformance_groups();
+  return std::find(groups.begin(), groups.end(), group) != groups.end();
+}
 std::string File::describe() const {
   auto& f = state();
   f.require_open("describe");

@@ -72,6 +72,9 @@ std::optional<std::string> Engine::soft_link(FileHandle&, const std::string&) { 
 std::vector<std::string> Engine::list_in_creation_order(FileHandle&, const std::string& group) {
   unsupported(*this, "list group '" + group + "' in creation order", "order");
 }
+RequestPtr Engine::read_independent(FileHandle&, const std::string& path, const Selection&, Datatype, void*) {
+  unsupported(*this, "read dataset '" + path + "' on one rank alone", "independent_read");
+}
 void Engine::remove_attribute(FileHandle&, const std::string& object, const std::string& name) {
   unsupported(*this, "delete attribute '" + name + "' of '" + object + "'", "attribute_edit");
 }

@@ -212,6 +212,16 @@ std::vector<std::string> ForwardingEngine::list_attributes(FileHandle& fh, const
   return names;
 }
 
+RequestPtr ForwardingEngine::read_independent(FileHandle& fh, const std::string& path, const Selection& sel,
+                                              Datatype dtype, void* out) {
+  auto& f = wrapped(fh);
+  RequestPtr r;
+  // Not collective: one rank's call, as put().
+  around(f, Call{"read_independent", path, false, [&] { return quoted(path) + ", " + sel.to_string(); }},
+         [&] { r = inner_->read_independent(*f.inner, path, sel, dtype, out); });
+  return r;
+}
+
 void ForwardingEngine::remove_attribute(FileHandle& fh, const std::string& object, const std::string& name) {
   auto& f = wrapped(fh);
   around(f, Call{"remove_attribute", object, true, [&] { return quoted(object) + ", " + quoted(name); }},

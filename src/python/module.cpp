@@ -313,10 +313,12 @@ NB_MODULE(_core, m) {
         // Deferred: the numpy array stays alive (and is read) until the flush point.
         d.write_raw(sel, t, a.data(), a.size(), keep_alive(obj));
       }, nb::arg("selection"), nb::arg("data"), nb::arg("copy"))
-      .def("read", [](Dataset& d, const Selection& sel, Array out) {
+      // independent: this rank alone (Dataset::read_raw_independent), else collective.
+      .def("read", [](Dataset& d, const Selection& sel, Array out, bool independent) {
         Datatype t = datatype_of_array(out, "a read of dataset '" + d.path() + "'");
-        d.read_raw(sel, t, out.data(), out.size());
-      }, nb::arg("selection"), nb::arg("out"))
+        if (independent) d.read_raw_independent(sel, t, out.data(), out.size());
+        else d.read_raw(sel, t, out.data(), out.size());
+      }, nb::arg("selection"), nb::arg("out"), nb::arg("independent") = false)
       // Compound, string and enum data: the elements' bytes, in the dataset's own datatype.
       .def("write_bytes", [](Dataset& d, const Selection& sel, nb::object obj, bool copy) {
         const std::string what = "a write to dataset '" + d.path() + "'";
@@ -325,19 +327,21 @@ NB_MODULE(_core, m) {
         if (copy) return d.write_raw(sel, d.dtype(), a.data(), n, true);
         d.write_raw(sel, d.dtype(), a.data(), n, keep_alive(obj));
       }, nb::arg("selection"), nb::arg("data"), nb::arg("copy"))
-      .def("read_bytes", [](Dataset& d, const Selection& sel, Array out) {
+      .def("read_bytes", [](Dataset& d, const Selection& sel, Array out, bool independent) {
         const std::string what = "a read of dataset '" + d.path() + "'";
-        d.read_raw(sel, d.dtype(), out.data(), elements_in(d, out, what));
-      }, nb::arg("selection"), nb::arg("out"))
+        if (independent) d.read_raw_independent(sel, d.dtype(), out.data(), elements_in(d, out, what));
+        else d.read_raw(sel, d.dtype(), out.data(), elements_in(d, out, what));
+      }, nb::arg("selection"), nb::arg("out"), nb::arg("independent") = false)
       // Variable-length strings: bytes objects in (copied at once), str out.
       .def("write_strings", [](Dataset& d, const Selection& sel, nb::handle values) {
         d.write(sel, strings_from(values, "a write to dataset '" + d.path() + "'"));
       }, nb::arg("selection"), nb::arg("values"))
-      .def("read_strings", [](Dataset& d, const Selection& sel, std::size_t n) {
+      .def("read_strings", [](Dataset& d, const Selection& sel, std::size_t n, bool independent) {
         std::vector<std::string> got(n);
-        d.read_raw(sel, Datatype::varstring(), got.data(), n);
+        if (independent) d.read_raw_independent(sel, Datatype::varstring(), got.data(), n);
+        else d.read_raw(sel, Datatype::varstring(), got.data(), n);
         return strings_to_python(got);
-      }, nb::arg("selection"), nb::arg("n"));
+      }, nb::arg("selection"), nb::arg("n"), nb::arg("independent") = false);
 
   nb::class_<Group, Object>(m, "Group")
       .def("create_group", &Group::create_group)

@@ -156,13 +156,15 @@ void write_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, con
 // hold at most this many bytes more than the selection.
 constexpr uint64_t kMaxBoxOverhead = uint64_t(256) << 20;
 
-void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void* buf) {
+// independent: this rank alone (an independent transfer of a file whose
+// engine reads per rank), else collective over the file's communicator.
+void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void* buf, bool independent) {
   Dataset& ds = *d.dataset;
   const Datatype dtype = ds.dtype();
   const Dims shape = ds.shape();
   FileSelection fsel;
   MemorySelection msel;
-  // A read is collective: a selection refused on one rank is refused on all.
+  // A collective read: a selection refused on one rank is refused on all.
   auto check = [&] {
     fsel = file_selection(file_space, shape, describe(d));
     msel = memory_selection(mem_space, file_space, fsel);
@@ -175,14 +177,18 @@ void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void
                              "selections through their bounding box, which may exceed the selection by at most 256 MiB");
     }
   };
-  if (d.h5().size() > 1) mpi::agree(d.h5().comm(), check);
+  if (d.h5().size() > 1 && !independent) mpi::agree(d.h5().comm(), check);
   else check();
+  auto read = [&](const Selection& sel, void* out, std::size_t n) {
+    if (independent) ds.read_raw_independent(sel, dtype, out, n);
+    else ds.read_raw(sel, dtype, out, n);
+  };
   Elements got(dtype, fsel.n);
   if (!fsel.irregular) {
-    ds.read_raw(fsel.sel, dtype, fsel.n ? got.data() : nullptr, fsel.n);
+    if (!independent || fsel.n) read(fsel.sel, fsel.n ? got.data() : nullptr, fsel.n);
   } else {
     Elements box(dtype, fsel.sel.num_elements(shape));
-    ds.read_raw(fsel.sel, dtype, box.data(), box.n);
+    read(fsel.sel, box.data(), box.n);
     std::size_t at = 0;
     for (std::size_t p = 0; p < fsel.piece_start.size(); ++p) {
       Dims rel(shape.size());
@@ -208,10 +214,24 @@ herr_t dataset_write(size_t count, void* dset[], hid_t mem_type[], hid_t mem_spa
   });
 }
 
-herr_t dataset_read(size_t count, void* dset[], hid_t mem_type[], hid_t mem_space[], hid_t file_space[], hid_t,
+// Whether a read with transfer properties `dxpl` is this rank's alone: HDF5's
+// default (and H5FD_MPIO_INDEPENDENT) on more than one rank, when the engine
+// reads per rank; else collective, as every h5loom read is.
+bool reads_alone(const Object& d, hid_t dxpl) {
+  if (d.h5().size() == 1 || !d.file->independent_read) return false;
+  H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+  if (dxpl != H5P_DEFAULT && dxpl != H5P_DATASET_XFER_DEFAULT && H5Pget_dxpl_mpio(dxpl, &mode) < 0)
+    mode = H5FD_MPIO_INDEPENDENT;
+  return mode != H5FD_MPIO_COLLECTIVE;
+}
+
+herr_t dataset_read(size_t count, void* dset[], hid_t mem_type[], hid_t mem_space[], hid_t file_space[], hid_t dxpl,
                     void* buf[], void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
-    for (size_t i = 0; i < count; ++i) read_one(as_object(dset[i]), mem_type[i], mem_space[i], file_space[i], buf[i]);
+    for (size_t i = 0; i < count; ++i) {
+      Object& d = as_object(dset[i]);
+      read_one(d, mem_type[i], mem_space[i], file_space[i], buf[i], reads_alone(d, dxpl));
+    }
     return herr_t(0);
   });
 }
@@ -298,7 +318,26 @@ herr_t dataset_optional(void*, H5VL_optional_args_t* args, hid_t, void**) {
   });
 }
 
-herr_t dataset_close(void* obj, hid_t, void**) { return release(static_cast<Object*>(obj)); }
+// H5Dclose is collective in parallel HDF5; closing the last handle of a
+// dataset of a file with more than one rank is a flush point (Visible), so
+// that what was written through it is what later reads see - independent ones
+// included, as native HDF5's independent writes reach the file in the call.
+herr_t dataset_close(void* obj, hid_t, void**) {
+  auto* d = static_cast<Object*>(obj);
+  herr_t flushed = 0;
+  if (d->file && d->file->file.is_open() && d->h5().size() > 1 && d->h5().mode() != Mode::Read) {
+    bool last = true;
+    for (const auto& [serial, live] : d->file->live)
+      if (live != d && live->type == H5I_DATASET && live->path == d->path) last = false;
+    if (last)
+      flushed = H5LOOM_VOL_GUARD(herr_t(-1), {
+        d->h5().flush(FlushLevel::Visible);
+        return herr_t(0);
+      });
+  }
+  const herr_t released = release(d);
+  return flushed < 0 ? flushed : released;
+}
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/mpi_util.hpp"
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -77,38 +78,41 @@ struct Communicator {
   }
 };
 
-// The engine configuration for a file: the connector's, where an application
-// without MPI-IO (a serial program: sec2, core, ... on its file access
-// properties) using the hdf5 engine gets the engine's one-process driver,
-// "sec2" - as native HDF5 would write it (and variable-length data, which
-// HDF5's MPI-IO path cannot write, works) - unless the configuration chose one.
+// The engine configuration for a file: the connector's, where the hdf5
+// engine takes native HDF5's defaults unless the configuration chose otherwise:
+//  * an application without MPI-IO (a serial program: sec2, core, ... on its
+//    file access properties) gets the one-process driver "sec2" - as native
+//    HDF5 would write it (and variable-length data, which HDF5's MPI-IO path
+//    cannot write, works);
+//  * over MPI-IO, metadata is read independently ("collective_metadata":
+//    false, HDF5's default), so that a rank can read alone (H5Dread with
+//    independent transfers, the default), as HDF5 applications do.
 std::string config_for(const std::string& config, bool mpio) {
-  if (mpio || config.empty()) return config;
-  if (config == "hdf5") return R"({"engine": "hdf5", "hdf5": {"driver": "sec2"}})";
-  if (config.find('{') == std::string::npos) return config;
-  nlohmann::json j = nlohmann::json::parse(config, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || j.value("engine", std::string("hdf5")) != "hdf5") return config;
-  if (j.contains("hdf5") && (!j["hdf5"].is_object() || j["hdf5"].contains("driver"))) return config;
-  j["hdf5"]["driver"] = "sec2";
+  if (config.empty()) return config;
+  nlohmann::json j;
+  if (config.find('{') == std::string::npos) {
+    if (config != "hdf5") return config;
+    j = {{"engine", "hdf5"}};
+  } else {
+    j = nlohmann::json::parse(config, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || j.value("engine", std::string("hdf5")) != "hdf5") return config;
+  }
+  if (j.contains("hdf5") && !j["hdf5"].is_object()) return config;  // the engine names the mistake
+  auto& knobs = j["hdf5"];
+  if (!mpio && !knobs.contains("driver")) knobs["driver"] = "sec2";
+  if (mpio && !knobs.contains("collective_metadata")) knobs["collective_metadata"] = false;
   return j.dump();
 }
 
-// What the engine of an open file declares.
+// What the engine stack of an open file declares (with its knobs).
 void learn_engine(OpenFile& f) {
-  std::string base = f.file.engine_name();
-  base = base.substr(base.rfind('>') + 1);
-  static std::map<std::string, std::vector<std::string>> known;
-  auto it = known.find(base);
-  if (it == known.end()) {
-    KeepErrorPrinting keep;
-    it = known.emplace(base, engine::make_engine(base)->conformance_groups()).first;
-  }
-  auto has = [&](const char* g) { return std::find(it->second.begin(), it->second.end(), g) != it->second.end(); };
+  auto has = [&](const char* g) { return f.file.supports(g); };
   f.links = has("links");
   f.order = has("order");
   f.fill = has("fill");
   f.references = has("references");
   f.attribute_edit = has("attribute_edit");
+  f.independent_read = has("independent_read");
 }
 
 void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {
@@ -272,14 +276,19 @@ herr_t file_specific(void* obj, H5VL_file_specific_args_t* args, hid_t, void**) 
         return herr_t(0);
       }
       case H5VL_FILE_DELETE: {
+        // Collective over the file access properties' communicator (as native
+        // HDF5's H5Fdelete with MPI-IO): rank 0 removes, every rank reports.
         const std::string name = args->args.del.filename;
-        std::string engine_name;
-        {
-          KeepErrorPrinting keep;
-          engine_name = engine::detect_engine(name);
+        Communicator comm(args->args.del.fapl_id);
+        int rank = 0;
+        MPI_Comm_rank(comm.comm, &rank);
+        KeepErrorPrinting keep;
+        mpi::agree(comm.comm, [&] {
+          if (rank != 0) return;
+          const std::string engine_name = engine::detect_engine(name);
           if (engine_name.empty()) throw NotFoundError("cannot delete file '" + name + "': no engine's file is there");
           engine::storage_engine(engine_name)->remove(name);
-        }
+        });
         return herr_t(0);
       }
       case H5VL_FILE_IS_EQUAL:

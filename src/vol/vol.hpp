@@ -48,7 +48,8 @@ struct OpenFile {
   hid_t fapl = H5I_INVALID_HID, fcpl = H5I_INVALID_HID;  // copies, for H5Fget_access_plist / create_plist
   unsigned long fileno = 0;
   // What the engine declares (its conformance groups).
-  bool links = false, order = false, fill = false, references = false, attribute_edit = false;
+  bool links = false, order = false, fill = false, references = false, attribute_edit = false,
+       independent_read = false;
   // Tokens handed out for objects when the engine has no references: token -> path.
   std::map<uint64_t, std::string> path_tokens;
   // Every Object of this file that HDF5 holds, in the order they were made

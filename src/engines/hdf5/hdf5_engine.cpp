@@ -59,6 +59,7 @@ struct Hdf5File : FileHandle {
   std::string name;
   Hid file;
   Hid dxpl;  // transfer properties (collective or independent)
+  Hid independent_dxpl;  // for read_independent: always independent
   bool collective = false;
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
@@ -95,6 +96,9 @@ class Hdf5Engine final : public engine::Engine {
     // its one-process drivers can.
     if (settings_.driver != "mpio") groups.push_back("vlen_strings");
     if (settings_.driver != "mpio" || !kParallelRefsLimited) groups.push_back("reference_datasets");
+    // With collective metadata reads, every rank must make every metadata
+    // access (a chunk index lookup in H5Dread is one): a rank cannot read alone.
+    if (!collective_metadata_reads()) groups.push_back("independent_read");
     return groups;
   }
 
@@ -189,6 +193,7 @@ class Hdf5Engine final : public engine::Engine {
     f->file = Hid(id, H5Fclose);
     f->dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
     if (f->collective) check(H5Pset_dxpl_mpio(f->dxpl.get(), H5FD_MPIO_COLLECTIVE), "enabling collective transfers");
+    f->independent_dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
     return f;
   }
 
@@ -522,12 +527,33 @@ class Hdf5Engine final : public engine::Engine {
   engine::RequestPtr read(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype,
                           void* out) override {
     auto& f = cast(fh);
+    // Independent reads may fail on one rank only (a damaged chunk): every rank raises it.
+    if (!f.collective && f.size > 1) mpi::agree(f.comm, [&] { read_selection(f, path, sel, dtype, out, f.dxpl.get()); });
+    else read_selection(f, path, sel, dtype, out, f.dxpl.get());
+    return nullptr;
+  }
+
+  // This rank alone, with independent transfers (the dataset is open: its
+  // metadata was read collectively when the object model first asked for it).
+  engine::RequestPtr read_independent(FileHandle& fh, const std::string& path, const Selection& sel, Datatype dtype,
+                                      void* out) override {
+    auto& f = cast(fh);
+    if (collective_metadata_reads() && f.size > 1)  // (one rank: it is every rank)
+      throw UsageError("cannot read dataset '" + path + "' of file '" + f.name + "' on one rank alone: the hdf5 " +
+                       "engine reads metadata collectively (knob collective_metadata, on by default), so every " +
+                       "rank must take part; set {\"hdf5\": {\"collective_metadata\": false}} or read collectively");
+    read_selection(f, path, sel, dtype, out, f.independent_dxpl.get());
+    return nullptr;
+  }
+
+  void read_selection(Hdf5File& f, const std::string& path, const Selection& sel, Datatype dtype, void* out,
+                      hid_t dxpl) {
     hid_t ds = dataset(f, path);
     Hid fspace = checked(H5Dget_space(ds), H5Sclose, "reading the dataspace of '" + path + "'");
     Dims shape = current_shape(fspace.get());
     // An empty dataset has no storage address; collective H5Dread would trip over it.
     // Every rank sees the same shape, so all skip together.
-    if (product(shape) == 0) return nullptr;
+    if (product(shape) == 0) return;
     Hid mspace = select(fspace.get(), sel, shape);
     static char dummy;
     // A dataset written with fill time "never" (by anyone) leaves the elements
@@ -536,16 +562,10 @@ class Hdf5Engine final : public engine::Engine {
       std::memset(out, 0, sel.num_elements(shape) * datatype_size(dtype));
     // Variable-length strings arrive as pointers HDF5 allocates; moved into the caller's strings.
     std::vector<char*> strings(dtype.is_varstring() && out ? sel.num_elements(shape) : 0, nullptr);
-    auto read_mine = [&] {
-      void* into = dtype.is_varstring() && out ? static_cast<void*>(strings.data()) : out;
-      check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), f.dxpl.get(), into ? into : &dummy),
-            "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
-      if (!strings.empty()) hdf5lib::take_strings(strings, static_cast<std::string*>(out));
-    };
-    // Independent reads may fail on one rank only (a damaged chunk): every rank raises it.
-    if (!f.collective && f.size > 1) mpi::agree(f.comm, read_mine);
-    else read_mine();
-    return nullptr;
+    void* into = dtype.is_varstring() && out ? static_cast<void*>(strings.data()) : out;
+    check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), dxpl, into ? into : &dummy),
+          "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+    if (!strings.empty()) hdf5lib::take_strings(strings, static_cast<std::string*>(out));
   }
 
   bool has_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
@@ -627,6 +647,8 @@ class Hdf5Engine final : public engine::Engine {
   }
 
  private:
+  bool collective_metadata_reads() const { return settings_.collective_metadata && settings_.driver == "mpio"; }
+
   // Objects the engine creates (the root group too) record their attributes'
   // creation order, as they do their links'.
   void track_attribute_order(hid_t ocpl) {

@@ -31,7 +31,7 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays"};
+            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read"};
   }
 
   // ---- storage ----
@@ -235,6 +235,17 @@ class LogEngine final : public engine::Engine {
       ReadPlanner(f.catalog.tree, *f.catalog.index, *f.log, f.committed.header.checksum_unit, f.where())
           .read(path, sel, out);
     });
+    return nullptr;
+  }
+
+  // Every rank holds the whole index of what the last flush made visible, and
+  // reads the log itself: one rank can read alone.
+  engine::RequestPtr read_independent(FileHandle& fh, const std::string& path, const Selection& sel, Datatype,
+                                      void* out) override {
+    auto& f = cast(fh);
+    const int id = f.catalog.tree.dataset_id(path);
+    if (held_in_metadata(f.catalog.tree.datasets[std::size_t(id)].dtype)) read_held(f.catalog.tree, id, sel, out);
+    else ReadPlanner(f.catalog.tree, *f.catalog.index, *f.log, f.committed.header.checksum_unit, f.where()).read(path, sel, out);
     return nullptr;
   }
 

@@ -175,3 +175,33 @@ def test_each_rank_writes_references(shared_path, comm, engine):
         got = f["refs"][...]
         assert [f[ref].path for ref in got] == [f"/g{(k + 1) % n}" for k in range(n)]
         assert [f.dereference(ref) for ref in f.attrs["all"]] == [f"/g{k}" for k in range(n)]
+
+
+@pytest.mark.parametrize("engine", ["log", {"engine": "hdf5", "hdf5": {"collective_metadata": False}}])
+def test_one_rank_reads_alone(shared_path, comm, engine):
+    """read(independent=True): the last rank reads while the others go on (no
+    hang), seeing what the last flush made visible; unflushed writes refuse it."""
+    r, n = comm.rank, comm.size
+    with h5loom.File(shared_path / "alone.h5", "w", comm=comm, engine=engine) as f:
+        d = f.create_dataset("d", shape=(2 * n,), dtype="i8", chunks=(3,), maxshape=(None,))
+        d[2 * r:2 * r + 2] = [10 * r, 10 * r + 1]
+        with pytest.raises(h5loom.UsageError, match="not yet flushed"):
+            d.read(independent=True)
+        f.flush()
+        if r == n - 1:
+            got = d.read(independent=True)
+            np.testing.assert_array_equal(got, [10 * (k // 2) + k % 2 for k in range(2 * n)])
+            with pytest.raises(h5loom.SelectionError):
+                d.read(h5loom.Selection.box([2 * n], [1]), independent=True)
+        f.attrs["after"] = 1  # a collective call lines up after the lone read
+
+
+def test_hdf5_engine_with_collective_metadata_refuses_reading_alone(shared_path, comm):
+    with h5loom.File(shared_path / "coll.h5", "w", comm=comm) as f:
+        d = f.create_dataset("d", data=np.arange(4))
+        f.flush()
+        if comm.size > 1:
+            with pytest.raises(h5loom.UsageError, match="collective_metadata"):
+                d.read(independent=True)
+        else:  # one rank: collective metadata reads are every rank's
+            np.testing.assert_array_equal(d.read(independent=True), np.arange(4))
