@@ -65,9 +65,11 @@ demo: build
 	$(MPIRUN) -n $(NP) $(BUILD)/examples/h5loom_demo --dir $(BUILD)
 
 test: build
-	rm -rf $(BUILD)/conformance
+	rm -rf $(BUILD)/conformance $(BUILD)/vol-api-table.md
 	ctest --test-dir $(BUILD) --output-on-failure --timeout 900; status=$$?; \
-	  $(PYTHON) tools/conformance_table.py $(BUILD)/conformance; exit $$status
+	  $(PYTHON) tools/conformance_table.py $(BUILD)/conformance; \
+	  if [ -f $(BUILD)/vol-api-table.md ]; then echo "HDF5's serial API tests through the VOL connector:"; \
+	    cat $(BUILD)/vol-api-table.md; fi; exit $$status
 	$(MAKE) test-asan fuzz-ci
 
 # The standard benchmark set (docs/benchmarks.md): iotest and every kernel on

@@ -5,6 +5,11 @@
 #   tests/vol/run_api_tests.sh [BUILD_DIR] [GROUPS...]
 # BUILD_DIR (default: build) holds vol-plugin/; GROUPS default: file group dataset attribute.
 # H5LOOM_VOL_CONFIGS overrides the connector configurations (default: "hdf5 log").
+# H5LOOM_API_TABLE: also write the table to this file.
+# H5LOOM_API_BASELINE: a file of "GROUP MAX_FAILED" lines (the known failures,
+# docs/vol.md lists their causes): then a group passes with at most that many
+# failed tests per configuration, and fails with more, or if the program did not
+# run to its summary. Without it, any failed test fails.
 # The tests pick random datatypes (seeded by the time): counts vary a little between runs.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +22,6 @@ api_test="$prefix/bin/h5_api_test"
 [ -x "$api_test" ] || { echo "no $api_test (scripts/build-hdf5.sh installs it)"; exit 1; }
 read -r -a configs <<< "${H5LOOM_VOL_CONFIGS:-hdf5 log}"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 cd "$work"
 
 # passed failed skipped of one run (from the program's last lines)
@@ -30,8 +34,16 @@ counts() {
   if [ -z "$p" ]; then echo "crashed - -"; else echo "$p $f $s"; fi
 }
 
-printf '| group | native | %s |\n' "$(printf 'h5loom %s | ' "${configs[@]}" | sed 's/ | $//')"
-printf '|---|---|%s\n' "$(printf -- '---|%.0s' "${configs[@]}")"
+table=$(mktemp)
+trap 'rm -rf "$work" "$table"' EXIT
+out() { echo "$1"; echo "$1" >> "$table"; }
+allowed() {  # the failures the baseline allows for group $1 (0 without one)
+  local n=""
+  [ -n "${H5LOOM_API_BASELINE:-}" ] && n=$(awk -v g="$1" '$1 == g { print $2 }' "$H5LOOM_API_BASELINE")
+  echo "${n:-0}"
+}
+out "$(printf '| group | native | %s |' "$(printf 'h5loom %s | ' "${configs[@]}" | sed 's/ | $//')")"
+out "$(printf '|---|---|%s' "$(printf -- '---|%.0s' "${configs[@]}")")"
 status=0
 for g in "${groups[@]}"; do
   row="| $g |"
@@ -42,11 +54,17 @@ for g in "${groups[@]}"; do
     log="h5loom-$(echo "$c" | tr -c 'a-zA-Z0-9\n' _)-$g.log"
     HDF5_PLUGIN_PATH="$build/vol-plugin" HDF5_VOL_CONNECTOR="h5loom $c" timeout 900 "$api_test" "$g" > "$log" 2>&1
     read -r p f s < <(counts "$log")
-    [ "$f" = "0" ] || status=1
+    if [ "$p" = "crashed" ]; then
+      status=1; echo "h5loom $c, group $g: no summary; the end of its output:" >&2; tail -20 "$log" >&2
+    elif [ "$f" -gt "$(allowed "$g")" ]; then
+      status=1; echo "h5loom $c, group $g: $f failed (at most $(allowed "$g") known):" >&2
+      grep -B2 -A2 "FAILED" "$log" | head -60 >&2
+    fi
     row+=" $p / $f / $s |"
     [ -n "${H5LOOM_API_LOGS:-}" ] && cp "$log" "$H5LOOM_API_LOGS/"
   done
-  echo "$row"
+  out "$row"
 done
-echo "(passed / failed / skipped)"
+out "(passed / failed / skipped)"
+[ -n "${H5LOOM_API_TABLE:-}" ] && cp "$table" "$H5LOOM_API_TABLE"
 exit $status
