@@ -27,6 +27,7 @@
 #include <h5loom/tools.hpp>
 
 #include "bench.hpp"
+#include "config_cmd.hpp"
 #include <iostream>
 #include <sstream>
 
@@ -312,6 +313,15 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "check every checksum of a log-engine file (others: read every dataset); exit 3 if damaged");
   verify->add_option("file", file, "the file")->required();
 
+  auto* config = app.add_subcommand("config", "where h5loom's HDF5 and VOL connector are (for HDF5 programs)");
+  bool want_prefix = false;
+  std::string vol_env_config;
+  config->add_flag("--hdf5-prefix", want_prefix, "print the prefix of the HDF5 h5loom was built with");
+  auto* vol_env_opt = config->add_option("--vol-env", vol_env_config,
+                                         "print the HDF5_PLUGIN_PATH and HDF5_VOL_CONNECTOR lines that route an "
+                                         "unchanged HDF5 program through h5loom with this engine configuration "
+                                         "(a name or JSON; \"\" for the file's own engine)");
+  config->require_option(1, 2);
   auto* bench = app.add_subcommand("bench", "benchmarks through any engine, beside plain POSIX I/O of the same bytes");
   bench->require_subcommand(1);
   h5loom::bench::IotestOptions iotest_opts;
@@ -400,6 +410,11 @@ int main(int argc, char** argv) {
     else if (*info) status = cmd_info(file, opts, out);
     else if (*convert) status = cmd_convert(file, out_file, opts, out_engine, out);
     else if (*verify) status = cmd_verify(file, out);
+    else if (*config) {
+      if (want_prefix) out.line(h5loom::cli::hdf5_prefix());
+      if (*vol_env_opt) out("%s", h5loom::cli::vol_env(vol_env_config).c_str());
+      status = 0;
+    }
     else {
       if (!bench_engines.empty()) common.engines = bench_engines;
       h5loom::bench::agree(MPI_COMM_WORLD, [&] {
