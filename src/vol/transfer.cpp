@@ -122,8 +122,45 @@ bool same_type(hid_t mem_type, const Datatype& dtype) {
   return H5Tequal(mem_type, t.get()) > 0;
 }
 
+namespace {
+// HDF5's variable-length C strings in memory (char*), UTF-8.
+Hid vlen_c_strings() {
+  Hid t(H5Tcopy(H5T_C_S1), H5Tclose);
+  if (t.get() < 0 || H5Tset_size(t.get(), H5T_VARIABLE) < 0 || H5Tset_cset(t.get(), H5T_CSET_UTF8) < 0)
+    throw DatatypeError("cannot make a variable-length string type");
+  return t;
+}
+
+// `n` elements of `mem_type` (not a string type) converted by HDF5 into char*
+// pointers (which the caller frees): applications may hand strings in a type
+// of their own with a conversion they registered - h5py's Python objects (an
+// opaque "PYTHON:OBJECT" type) convert to and from variable-length strings.
+std::vector<char*> pointers_from(hid_t mem_type, const void* src, std::size_t n) {
+  Hid vlen = vlen_c_strings();
+  const std::size_t size = std::max(H5Tget_size(mem_type), sizeof(char*));
+  std::vector<unsigned char> buf(n * size);
+  std::memcpy(buf.data(), src, n * H5Tget_size(mem_type));
+  if (H5Tconvert(mem_type, vlen.get(), n, buf.data(), nullptr, H5P_DEFAULT) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw DatatypeError("the memory type (HDF5 class " + std::to_string(int(H5Tget_class(mem_type))) +
+                        ") is not a string type and HDF5 has no conversion of it to strings");
+  }
+  std::vector<char*> out(n);
+  std::memcpy(out.data(), buf.data(), n * sizeof(char*));
+  return out;
+}
+}  // namespace
+
 std::vector<std::string> strings_from(hid_t mem_type, const void* src, std::size_t n) {
-  if (!is_string_type(mem_type)) throw DatatypeError("the memory type is not a string type");
+  if (!is_string_type(mem_type)) {
+    std::vector<char*> p = pointers_from(mem_type, src, n);
+    std::vector<std::string> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = p[i] ? p[i] : "";
+      H5free_memory(p[i]);
+    }
+    return out;
+  }
   std::vector<std::string> out(n);
   if (is_vlen_string(mem_type)) {
     auto* p = static_cast<char* const*>(src);
@@ -143,7 +180,22 @@ std::vector<std::string> strings_from(hid_t mem_type, const void* src, std::size
 }
 
 void strings_to(const std::vector<std::string>& s, hid_t mem_type, void* dst) {
-  if (!is_string_type(mem_type)) throw DatatypeError("strings cannot be read into a memory type that is not a string type");
+  if (!is_string_type(mem_type)) {
+    // Through HDF5's conversion from variable-length strings (h5py's to Python objects).
+    Hid vlen = vlen_c_strings();
+    const std::size_t size = std::max(H5Tget_size(mem_type), sizeof(char*));
+    std::vector<unsigned char> buf(s.size() * size);
+    std::vector<const char*> p(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) p[i] = s[i].c_str();
+    std::memcpy(buf.data(), p.data(), p.size() * sizeof(char*));
+    if (H5Tconvert(vlen.get(), mem_type, s.size(), buf.data(), nullptr, H5P_DEFAULT) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      throw DatatypeError("strings cannot be read into a memory type of HDF5 class " +
+                          std::to_string(int(H5Tget_class(mem_type))) + " (no conversion from strings)");
+    }
+    std::memcpy(dst, buf.data(), s.size() * H5Tget_size(mem_type));
+    return;
+  }
   if (is_vlen_string(mem_type)) {
     // Allocated as HDF5 allocates variable-length data: released with H5free_memory or H5Treclaim.
     auto* p = static_cast<char**>(dst);
