@@ -4,6 +4,7 @@ bandwidth as a ratio to plain POSIX (min / median / max over the cases), and,
 case by case, each engine's read and write time against a reference engine.
 
     python3 tools/bench_summary.py iotest.csv [--reference hdf5]
+    python3 tools/bench_summary.py iotest.csv --reference "HDF5 native"   # after --api hdf5
 """
 import argparse
 import csv
@@ -30,10 +31,12 @@ def main(argv=None):
     def stats(values):
         return f"{min(values):5.2f} {statistics.median(values):6.2f} {max(values):5.2f}"
 
-    print(f"{'engine':40} {'cases':>5}  write/POSIX min med max  read/POSIX min med max")
+    print(f"{'engine':40} {'cases':>5}  write/POSIX min med max  read/POSIX min med max  "
+          "write s: median, slowest/fastest")
     for engine, rs in by_engine.items():
+        wt = [float(r["write-phase-max [s]"]) for r in rs]
         print(f"{engine:40} {len(rs):5}  {stats([float(r['write-ratio']) for r in rs]):>22}  "
-              f"{stats([float(r['read-ratio']) for r in rs]):>21}")
+              f"{stats([float(r['read-ratio']) for r in rs]):>21}  {statistics.median(wt):.4f}, {max(wt) / min(wt):.1f}x")
 
     # Pair cases by position among cases with the same shape (the sweep order is the same for every engine).
     ref_rows = by_engine.get(args.reference, [])

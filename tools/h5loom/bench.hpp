@@ -27,6 +27,9 @@ struct CommonOptions {
 struct IotestOptions : CommonOptions {
   std::string ini;  // file; empty: the built-in default (bench/iotest/default.ini)
   int repeat = 1;   // each case this many times, best time of each metric (hdf5-iotest: once)
+  // "h5loom": through h5loom's object model; "hdf5": through HDF5's C API (engine
+  // "native": HDF5 alone; any other: h5loom's VOL connector with that configuration).
+  std::string api = "h5loom";
 };
 int run_iotest(const IotestOptions& o);
 

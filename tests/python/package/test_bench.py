@@ -50,6 +50,30 @@ def test_iotest_runs_every_case_on_every_engine(tmp_path, ranks):
     assert "write / POSIX" in out
 
 
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_iotest_through_hdf5s_api_native_and_through_the_connector(tmp_path, ranks):
+    """--api hdf5: the sweep through HDF5's C API with the cases' property
+    lists, natively and through h5loom's VOL connector (hdf5 and log engines),
+    in one run; every value read back is checked (a wrong one fails the run)."""
+    out = bench(ranks, "iotest", "--api", "hdf5", "--ini", str(SOURCE / "bench/iotest/tiny.ini"),
+                "--engine", "native", "--engine", "hdf5", "--engine", "log", "--dir", str(tmp_path), cwd=tmp_path)
+    rows = list(csv.reader(open(tmp_path / "iotest-tiny.csv")))
+    header, rows = rows[0], rows[1:]
+    col = {name: i for i, name in enumerate(header)}
+    per_section = 96 if ranks > 1 else 48
+    labels = ("HDF5 native", "HDF5 + h5loom hdf5", "HDF5 + h5loom log")
+    for label in labels:
+        mine = [r for r in rows if r[col["engine"]] == label]
+        assert len(mine) == 2 * per_section, label
+        assert all(float(r[col["write-ratio"]]) > 0 and int(r[col["fsize [B]"]]) > 0 for r in mine)
+        # the cases' HDF5 properties are set for every engine through HDF5's API
+        assert {r[col["fmt"]] for r in mine} == {"earliest", "latest"}
+    assert all(label in out for label in labels)
+    with pytest.raises(AssertionError, match="unknown engine"):  # "native" only with --api hdf5
+        bench(ranks, "iotest", "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--engine", "native",
+              "--dir", str(tmp_path), cwd=tmp_path)
+
+
 def test_plots_are_made_from_the_csv(tmp_path):
     # --repeat 2: each case twice, the best of each metric kept; still one row per case
     bench(2, "iotest", "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--engine", "hdf5", "--engine", "log",
