@@ -237,7 +237,9 @@ class Engine {
   // A non-empty spec.fill needs conformance group "fill"; an engine without it raises UsageError.
   virtual void create_dataset(FileHandle& f, const std::string& path, const DatasetSpec& spec) = 0;
   virtual DatasetInfo dataset_info(FileHandle& f, const std::string& path) = 0;
-  // New shape: no dimension shrinks, none exceeds max_shape.
+  // New shape: none exceeds max_shape, and none shrinks unless the engine
+  // declares the conformance group "shrink" (then the elements outside the new
+  // shape are gone: growing again shows the fill value there).
   virtual void extend(FileHandle& f, const std::string& path, const Dims& new_shape) = 0;
 
   // ---- data ------------------------------------------------------------------

@@ -142,6 +142,8 @@ loom_status loom_dataset_ndim(loom_dataset* d, int* out);
 loom_status loom_dataset_shape(loom_dataset* d, uint64_t* shape, uint64_t* max_shape, uint64_t* chunks,
                                loom_layout* layout);
 loom_status loom_dataset_extend(loom_dataset* d, const uint64_t* new_shape);
+/* Any shape within max_shape; shrinking needs an engine declaring "shrink" (collective). */
+loom_status loom_dataset_resize(loom_dataset* d, const uint64_t* new_shape);
 /* n: the number of elements in data (must equal the selection's); mem_type: must equal the dataset's type. */
 loom_status loom_dataset_write(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type, size_t n,
                                const void* data, loom_write_mode mode);

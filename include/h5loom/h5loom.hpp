@@ -93,6 +93,10 @@ class Dataset : public Object {
 
   // Grows the dataset (collective; a flush point). No dimension may shrink or pass max_shape.
   void extend(const Dims& new_shape);
+  // Any shape within max_shape (collective; a flush point). Shrinking needs an
+  // engine declaring "shrink": the elements outside the new shape are gone, and
+  // growing again shows the fill value there (HDF5's H5Dset_extent).
+  void resize(const Dims& new_shape);
 
   // Deferred write of `n` elements (must equal the selection's element count).
   template <class T>

@@ -352,7 +352,15 @@ class Dataset(_Node):
         """Grow the dataset to ``shape`` (no dimension may shrink or pass maxshape). Collective."""
         self._obj.extend([int(s) for s in shape])
 
-    resize = extend  # h5py's name
+    def resize(self, size: Any, axis: Optional[int] = None) -> None:
+        """h5py's resize: to ``size`` (a shape), or ``size`` along ``axis``. Shrinking
+        needs an engine with "shrink" (the elements outside are gone). Collective."""
+        if axis is not None:
+            shape = list(self.shape)
+            shape[axis] = int(size)
+        else:
+            shape = [int(s) for s in size]
+        self._obj.resize(shape)
 
     def read(self, selection: Optional[Selection] = None, out: Optional[np.ndarray] = None, *,
              independent: bool = False) -> np.ndarray:

@@ -269,6 +269,16 @@ loom_status loom_dataset_extend(loom_dataset* d, const uint64_t* new_shape) {
       [&] { d->dataset->extend(dims(static_cast<int>(d->dataset->ndim()), new_shape, "new_shape")); });
 }
 
+loom_status loom_dataset_resize(loom_dataset* d, const uint64_t* new_shape) {
+  return collective(
+      __func__, comm_of(d),
+      [&] {
+        auto& ds = as_dataset(d);
+        if (!new_shape) throw h5loom::UsageError(in_call("null array 'new_shape' for dataset '" + ds.path() + "'"));
+      },
+      [&] { d->dataset->resize(dims(static_cast<int>(d->dataset->ndim()), new_shape, "new_shape")); });
+}
+
 loom_status loom_dataset_write(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type, size_t n,
                                const void* data, loom_write_mode mode) {
   return guarded(__func__, [&] {

@@ -398,15 +398,17 @@ Layout Dataset::layout() const { return info().layout; }
 Dims Dataset::chunks() const { return info().chunks; }
 std::vector<unsigned char> Dataset::fill_value() const { return info().fill; }
 
-static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape) {
+static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape,
+                         bool may_shrink = false) {
   auto where = "dataset '" + path + "' in " + f.describe_file();
   if (new_shape.size() != cur.shape.size())
     throw SelectionError("cannot extend " + where + " of shape " + dims_to_string(cur.shape) + " to " +
                          dims_to_string(new_shape) + ": the rank differs");
   for (std::size_t d = 0; d < new_shape.size(); ++d) {
-    if (new_shape[d] < cur.shape[d])
+    if (new_shape[d] < cur.shape[d] && !may_shrink)
       throw SelectionError("cannot extend " + where + " from " + dims_to_string(cur.shape) + " to " +
-                           dims_to_string(new_shape) + ": dimension " + std::to_string(d) + " would shrink");
+                           dims_to_string(new_shape) + ": dimension " + std::to_string(d) + " would shrink" +
+                           " (Dataset::resize shrinks, with engines that declare \"shrink\")");
     if (new_shape[d] > cur.max_shape[d])
       throw SelectionError("cannot extend " + where + " to " + dims_to_string(new_shape) + ": dimension " +
                            std::to_string(d) + " exceeds max_shape " + dims_to_string(cur.max_shape));
@@ -419,6 +421,27 @@ void Dataset::extend(const Dims& new_shape) {
   f.require_writable("extend dataset '" + path_ + "'");
   const DatasetInfo& cur = info();
   f.agree([&] { check_extend(f, path_, cur, new_shape); });
+  f.flush();
+  f.engine->extend(*f.handle, path_, new_shape);
+  f.datasets.erase(path_);
+  f.dataset_info(path_);
+}
+
+void Dataset::resize(const Dims& new_shape) {
+  auto& f = state();
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "resize", f.filename, path_);
+  f.require_writable("resize dataset '" + path_ + "'");
+  const DatasetInfo& cur = info();
+  f.agree([&] {
+    check_extend(f, path_, cur, new_shape, /*may_shrink=*/true);
+    bool shrinks = false;
+    for (std::size_t d = 0; d < new_shape.size(); ++d) shrinks |= new_shape[d] < cur.shape[d];
+    const auto groups = f.engine->conformance_groups();
+    if (shrinks && std::find(groups.begin(), groups.end(), "shrink") == groups.end())
+      throw UsageError("cannot shrink dataset '" + path_ + "' of " + f.describe_file() + " from " +
+                       dims_to_string(cur.shape) + " to " + dims_to_string(new_shape) + ": engine '" +
+                       f.engine->name() + "' does not declare the conformance group 'shrink' (its datasets only grow)");
+  });
   f.flush();
   f.engine->extend(*f.handle, path_, new_shape);
   f.datasets.erase(path_);

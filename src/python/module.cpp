@@ -305,6 +305,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("chunks", &Dataset::chunks)
       .def_prop_ro("layout", [](const Dataset& d) { return d.layout() == Layout::Chunked ? "chunked" : "contiguous"; })
       .def("extend", &Dataset::extend)
+      .def("resize", &Dataset::resize)
       .def("write", [](Dataset& d, const Selection& sel, nb::object obj, bool copy) {
         std::string what = "a write to dataset '" + d.path() + "'";
         Array a = as_array(obj, what);

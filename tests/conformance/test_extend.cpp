@@ -58,6 +58,19 @@ TEST_F(extend, BoundedMaximumAndNoShrinking) {
   }
   EXPECT_THROW(ds.extend({9}), SelectionError);
   EXPECT_EQ(ds.shape(), Dims{10});
+  // resize shrinks only where the engine declares "shrink"; elsewhere it says so and changes nothing.
+  if (f.supports("shrink")) {
+    ds.resize({9});
+    EXPECT_EQ(ds.shape(), Dims{9});
+  } else {
+    try {
+      ds.resize({9});
+      FAIL() << "shrinking without the group 'shrink' must fail";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'shrink'"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(ds.shape(), Dims{10});
+  }
 }
 
 TEST_F(extend, PendingWritesAreFlushedBeforeExtending) {

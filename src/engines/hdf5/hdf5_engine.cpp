@@ -89,7 +89,7 @@ class Hdf5Engine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
-                                    "order",    "fill",   "external", "references", "attribute_edit", "arrays"};
+                                    "order",    "fill",   "external", "references", "attribute_edit", "arrays", "shrink"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);

@@ -118,3 +118,21 @@ def test_log_front_file_keeps_attribute_creation_order(tmp_path, monkeypatch):
         f.attrs.rename("a", "z")
     with h5loom.File("front.h5", "r", engine={"engine": "hdf5", "hdf5": {"driver": "sec2"}}) as f:
         assert [k for k in f.attrs.keys(order="creation") if not k.startswith("_h5loom")] == ["c", "z", "b"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_resize_shrinks_where_the_engine_can(tmp_path, engine):
+    """h5py's resize(size, axis): grows on every engine, shrinks with "shrink" (hdf5)."""
+    with h5loom.File(tmp_path / "r.h5", "w", engine=engine) as f:
+        d = f.create_dataset("d", shape=(4,), maxshape=(None,), chunks=(2,), dtype="i4", fillvalue=-1)
+        d[...] = [1, 2, 3, 4]
+        d.resize(6, axis=0)
+        np.testing.assert_array_equal(d[...], [1, 2, 3, 4, -1, -1])
+        if "shrink" in h5loom.engine_groups(engine):
+            d.resize((2,))
+            d.resize((5,))
+            np.testing.assert_array_equal(d[...], [1, 2, -1, -1, -1])
+        else:
+            with pytest.raises(h5loom.UsageError, match="'shrink'"):
+                d.resize((2,))
+            assert d.shape == (6,)
