@@ -259,24 +259,26 @@ loom_status loom_dataset_shape(loom_dataset* d, uint64_t* shape, uint64_t* max_s
   });
 }
 
-loom_status loom_dataset_extend(loom_dataset* d, const uint64_t* new_shape) {
+namespace {
+// loom_dataset_extend and _resize: the shape checked, then `change` (extend or resize).
+loom_status change_shape(const char* function, loom_dataset* d, const uint64_t* new_shape,
+                         void (h5loom::Dataset::*change)(const h5loom::Dims&)) {
   return collective(
-      __func__, comm_of(d),
+      function, comm_of(d),
       [&] {
         auto& ds = as_dataset(d);
         if (!new_shape) throw h5loom::UsageError(in_call("null array 'new_shape' for dataset '" + ds.path() + "'"));
       },
-      [&] { d->dataset->extend(dims(static_cast<int>(d->dataset->ndim()), new_shape, "new_shape")); });
+      [&] { ((*d->dataset).*change)(dims(static_cast<int>(d->dataset->ndim()), new_shape, "new_shape")); });
+}
+}  // namespace
+
+loom_status loom_dataset_extend(loom_dataset* d, const uint64_t* new_shape) {
+  return change_shape(__func__, d, new_shape, &h5loom::Dataset::extend);
 }
 
 loom_status loom_dataset_resize(loom_dataset* d, const uint64_t* new_shape) {
-  return collective(
-      __func__, comm_of(d),
-      [&] {
-        auto& ds = as_dataset(d);
-        if (!new_shape) throw h5loom::UsageError(in_call("null array 'new_shape' for dataset '" + ds.path() + "'"));
-      },
-      [&] { d->dataset->resize(dims(static_cast<int>(d->dataset->ndim()), new_shape, "new_shape")); });
+  return change_shape(__func__, d, new_shape, &h5loom::Dataset::resize);
 }
 
 loom_status loom_dataset_write(loom_dataset* d, const loom_selection* sel, loom_datatype mem_type, size_t n,

@@ -593,16 +593,7 @@ class Hdf5Engine final : public engine::Engine {
   std::vector<std::string> list_attributes(FileHandle& fh, const std::string& object) override {
     auto& f = cast(fh);
     Hid obj = open_object(f, object);
-    std::vector<std::string> names;
-    hsize_t idx = 0;
-    check(H5Aiterate2(
-              obj.get(), H5_INDEX_NAME, H5_ITER_INC, &idx,
-              [](hid_t, const char* n, const H5A_info_t*, void* data) -> herr_t {
-                static_cast<std::vector<std::string>*>(data)->emplace_back(n);
-                return 0;
-              },
-              &names),
-          "listing attributes of '" + object + "'");
+    std::vector<std::string> names = attribute_names(obj.get(), H5_INDEX_NAME, "listing attributes of '" + object + "'");
     std::sort(names.begin(), names.end());
     return names;
   }
@@ -633,20 +624,26 @@ class Hdf5Engine final : public engine::Engine {
       throw UsageError("'" + object + "' in file '" + f.name +
                        "' does not record the order its attributes were created in (it was written without "
                        "creation-order tracking); list them by name");
+    return attribute_names(obj.get(), H5_INDEX_CRT_ORDER,
+                           "listing attributes of '" + object + "' in creation order");
+  }
+
+ private:
+  // The names of an object's attributes in the order of `index`.
+  static std::vector<std::string> attribute_names(hid_t obj, H5_index_t index, const std::string& what) {
     std::vector<std::string> names;
     hsize_t idx = 0;
     check(H5Aiterate2(
-              obj.get(), H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx,
+              obj, index, H5_ITER_INC, &idx,
               [](hid_t, const char* n, const H5A_info_t*, void* data) -> herr_t {
                 static_cast<std::vector<std::string>*>(data)->emplace_back(n);
                 return 0;
               },
               &names),
-          "listing attributes of '" + object + "' in creation order");
+          what);
     return names;
   }
 
- private:
   bool collective_metadata_reads() const { return settings_.collective_metadata && settings_.driver == "mpio"; }
 
   // Objects the engine creates (the root group too) record their attributes'
