@@ -157,6 +157,7 @@ class Dataset : public Object {
   friend class Group;
   Dataset(std::shared_ptr<detail::FileState> f, std::string p) : Object(std::move(f), std::move(p)) {}
   const DatasetInfo& info() const;
+  void change_shape(const Dims& new_shape, bool may_shrink, const char* op);
   void enqueue_write(const Selection& sel, Datatype dtype, const void* data, std::size_t n,
                      std::shared_ptr<const void> keep_alive, bool copy);
 };

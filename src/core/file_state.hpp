@@ -51,6 +51,8 @@ struct FileState {
   // - the job ends with a message.
   void close_on_error(const std::string& error = {});
   const DatasetInfo& dataset_info(const std::string& path);
+  // Whether the engine stack declares the conformance group `group`.
+  bool supports(const std::string& group) const;
   // "file 'a.h5'" — every error message starts from this.
   std::string describe_file() const { return "file '" + filename + "'"; }
 };

@@ -113,6 +113,11 @@ void FileState::close() {
   datasets.clear();
 }
 
+bool FileState::supports(const std::string& group) const {
+  const auto groups = engine->conformance_groups();
+  return std::find(groups.begin(), groups.end(), group) != groups.end();
+}
+
 const DatasetInfo& FileState::dataset_info(const std::string& path) {
   auto it = datasets.find(path);
   if (it != datasets.end()) return it->second;
@@ -415,29 +420,21 @@ static void check_extend(const FileState& f, const std::string& path, const Data
   }
 }
 
-void Dataset::extend(const Dims& new_shape) {
-  auto& f = state();
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "extend", f.filename, path_);
-  f.require_writable("extend dataset '" + path_ + "'");
-  const DatasetInfo& cur = info();
-  f.agree([&] { check_extend(f, path_, cur, new_shape); });
-  f.flush();
-  f.engine->extend(*f.handle, path_, new_shape);
-  f.datasets.erase(path_);
-  f.dataset_info(path_);
-}
+void Dataset::extend(const Dims& new_shape) { change_shape(new_shape, /*may_shrink=*/false, "extend"); }
 
-void Dataset::resize(const Dims& new_shape) {
+void Dataset::resize(const Dims& new_shape) { change_shape(new_shape, /*may_shrink=*/true, "resize"); }
+
+// extend and resize: checked on every rank, a flush point, then one engine call.
+void Dataset::change_shape(const Dims& new_shape, bool may_shrink, const char* op) {
   auto& f = state();
-  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "resize", f.filename, path_);
-  f.require_writable("resize dataset '" + path_ + "'");
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, op, f.filename, path_);
+  f.require_writable(std::string(op) + " dataset '" + path_ + "'");
   const DatasetInfo& cur = info();
   f.agree([&] {
-    check_extend(f, path_, cur, new_shape, /*may_shrink=*/true);
+    check_extend(f, path_, cur, new_shape, may_shrink);
     bool shrinks = false;
     for (std::size_t d = 0; d < new_shape.size(); ++d) shrinks |= new_shape[d] < cur.shape[d];
-    const auto groups = f.engine->conformance_groups();
-    if (shrinks && std::find(groups.begin(), groups.end(), "shrink") == groups.end())
+    if (shrinks && !f.supports("shrink"))
       throw UsageError("cannot shrink dataset '" + path_ + "' of " + f.describe_file() + " from " +
                        dims_to_string(cur.shape) + " to " + dims_to_string(new_shape) + ": engine '" +
                        f.engine->name() + "' does not declare the conformance group 'shrink' (its datasets only grow)");
@@ -665,10 +662,7 @@ bool File::is_open() const { return state().open; }
 const std::string& File::filename() const { return state().filename; }
 std::string File::engine_name() const { return state().engine->name(); }
 
-bool File::supports(const std::string& group) const {
-  const auto groups = state().engine->conformance_groups();
-  return std::find(groups.begin(), groups.end(), group) != groups.end();
-}
+bool File::supports(const std::string& group) const { return state().supports(group); }
 std::string File::describe() const {
   auto& f = state();
   f.require_open("describe");
