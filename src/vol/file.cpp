@@ -26,6 +26,7 @@ std::map<std::string, std::weak_ptr<OpenFile>>& registry() {
 
 unsigned long next_fileno = 1;
 
+
 // The absolute path with symbolic links resolved (of the directory if the file does not exist yet).
 std::string canonical(const std::string& name) {
   char buf[PATH_MAX];
@@ -37,17 +38,6 @@ std::string canonical(const std::string& name) {
   return name;
 }
 
-// The engine configuration of the connector info on `fapl` (empty if none).
-std::string config_of(hid_t fapl) {
-  void* info = nullptr;
-  if (fapl < 0 || H5Pget_vol_info(fapl, &info) < 0 || !info) {
-    H5Eclear2(H5E_DEFAULT);
-    return {};
-  }
-  std::string config = static_cast<Info*>(info)->config;
-  delete static_cast<Info*>(info);  // a copy made by the info class's copy callback (plugin.cpp)
-  return config;
-}
 
 // The communicator of the file access properties: the MPI-IO driver's, else
 // this process alone. MPI is initialised first if the program did not (a
@@ -128,6 +118,19 @@ void* make_file(File file, const std::string& name, const std::string& key, unsi
   return new Object(H5I_FILE, f, "/");
 }
 
+}  // namespace
+
+std::string config_of(hid_t fapl) {
+  void* info = nullptr;
+  if (fapl < 0 || H5Pget_vol_info(fapl, &info) < 0 || !info) {
+    H5Eclear2(H5E_DEFAULT);
+    return {};
+  }
+  std::string config = static_cast<Info*>(info)->config;
+  delete static_cast<Info*>(info);  // a copy made by the info class's copy callback (plugin.cpp)
+  return config;
+}
+
 void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_t, void**) {
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     const std::string key = canonical(name);
@@ -166,6 +169,8 @@ void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t, void**) {
   });
 }
 
+namespace {
+
 Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
 
 // H5Fget_obj_count / H5Fget_obj_ids: HDF5's identifiers whose objects are of this file.
@@ -187,8 +192,9 @@ herr_t census_one(hid_t id, void* data) {
   H5VLcmp_connector_cls(&cmp, conn, c.connector);
   H5VLclose(conn);
   if (cmp != 0) return 0;
+  // (Identifiers of native-route files have the same connector: skip them.)
   auto* obj = static_cast<Object*>(H5VLobject(id));
-  if (obj && (!c.file || obj->file.get() == c.file) && (!c.opener || obj->opener == c.opener)) c.ids.push_back(id);
+  if (obj && is_live_object(obj) && (!c.file || obj->file.get() == c.file) && (!c.opener || obj->opener == c.opener)) c.ids.push_back(id);
   return 0;
 }
 
@@ -345,6 +351,14 @@ void OpenFile::close() {
   }
   KeepErrorPrinting keep;
   file.close();
+}
+
+bool is_live_object(const void* obj) {
+  for (auto& [key, weak] : registry())
+    if (auto f = weak.lock())
+      for (auto& [serial, o] : f->live)
+        if (o == obj) return true;
+  return false;
 }
 
 void close_all_files() {

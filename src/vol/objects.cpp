@@ -12,7 +12,7 @@ namespace h5loom::vol {
 // ---- the objects HDF5 holds ---------------------------------------------------------
 
 Object::Object(H5I_type_t t, std::shared_ptr<OpenFile> f, std::string p)
-    : type(t), file(std::move(f)), path(std::move(p)) {
+    : Handle(Route::Engine), type(t), file(std::move(f)), path(std::move(p)) {
   if (type == H5I_DATASET) dataset = file->file.dataset(path);
   serial = file->next_serial++;
   opener = serial;

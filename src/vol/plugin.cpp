@@ -8,6 +8,8 @@
 #include <map>
 #include <mutex>
 
+#include "vol/native_route.hpp"
+#include "vol/route.hpp"
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -58,20 +60,26 @@ herr_t info_from_str(const char* str, void** info) {
 
 extern const H5VL_class_t kClass;
 
-herr_t get_conn_cls(void*, H5VL_get_conn_lvl_t, const H5VL_class_t** cls) {
+// The terminal connector of a native-route object is HDF5's native one (HDF5
+// asks, e.g., before the deprecated calls only the native connector serves).
+herr_t get_conn_cls(void* obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t** cls) {
+  if (lvl == H5VL_GET_CONN_LVL_TERM && on_native_route(obj)) return native::get_conn_cls(obj, lvl, cls);
   *cls = &kClass;
   return 0;
 }
 
 herr_t get_cap_flags(const void* info, uint64_t* flags) {
   return guard<herr_t>(__func__, -1, [&]() -> herr_t {
-    *flags = capability_flags(info ? static_cast<const Info*>(info)->config : std::string());
+    const std::string config = info ? static_cast<const Info*>(info)->config : std::string();
+    *flags = takes_native_route(config, nullptr) ? native::capability_flags() : capability_flags(config);
     return 0;
   });
 }
 
-// No optional operation (the native connector's H5Fget_filesize, H5Dget_chunk_info, ...) is supported.
-herr_t opt_query(void*, H5VL_subclass_t, int, uint64_t* flags) {
+// The native route has the native connector's optional operations
+// (H5Fget_filesize, H5Dget_chunk_info, ...); the engine route none.
+herr_t opt_query(void* obj, H5VL_subclass_t subcls, int opt_type, uint64_t* flags) {
+  if (on_native_route(obj)) return native::opt_query(obj, subcls, opt_type, flags);
   *flags = 0;
   return 0;
 }
@@ -96,7 +104,8 @@ herr_t terminate() {
 }
 
 // Native-only operations that reach the connector's catch-all.
-herr_t optional(void*, H5VL_optional_args_t* args, hid_t, void**) {
+herr_t optional(void* obj, H5VL_optional_args_t* args, hid_t dxpl, void** req) {
+  if (on_native_route(obj)) return native::optional(obj, args, dxpl, req);
   push_error(__func__, "optional operation " + std::to_string(args ? args->op_type : -1) +
                            " is not supported by the h5loom VOL connector");
   return -1;
@@ -113,24 +122,25 @@ const H5VL_class_t kClass = {
     initialize,
     terminate,
     {sizeof(Info), info_copy, info_cmp, info_free, info_to_str, info_from_str},
-    {nullptr, nullptr, nullptr, nullptr, nullptr},  // wrap: a terminal connector wraps nothing
-    kAttrClass,
-    kDatasetClass,
-    {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr},  // committed datatypes: not supported
-    kFileClass,
-    kGroupClass,
-    kLinkClass,
-    kObjectClass,
+    // Every table sends a call down its object's route (route.cpp).
+    routed::kWrap,  // wraps what the native connector makes on the native route
+    routed::kAttr,
+    routed::kDataset,
+    routed::kDatatype,  // committed datatypes: the native route's
+    routed::kFile,
+    routed::kGroup,
+    routed::kLink,
+    routed::kObject,
     {get_conn_cls, get_cap_flags, opt_query},
     {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr},  // requests: every operation completes in its call
-    {nullptr, nullptr, nullptr, nullptr},                    // blobs: variable-length data goes by value
-    {nullptr, nullptr, nullptr},                             // tokens: compared as bytes
+    routed::kBlob,   // variable-length data and references of the native route
+    routed::kToken,  // the engine route's compared as bytes
     optional,
 };
 
 }  // namespace
 
-uint64_t capability_flags(const std::string& config) {
+uint64_t capability_flags(const std::string& config) {  // the engine route's
   static std::mutex lock;
   static std::map<std::string, uint64_t> known;
   std::lock_guard<std::mutex> hold(lock);

@@ -1,11 +1,17 @@
 // h5loom as an HDF5 VOL connector: the state every part of the connector
 // shares. See docs/vol.md for the design.
 //
-// The connector is terminal: every HDF5 call on a file it opened becomes
-// calls of h5loom's object model (h5loom::File, Group, Dataset), which checks
-// arguments, agrees across ranks and drives whatever engine and wrapper stack
-// the configuration names. An HDF5 object handle (what HDF5 keeps behind a
-// hid_t) is an Object: the shared open file and the object's absolute path.
+// A file takes one of two routes, chosen when it is created or opened
+// (route.cpp):
+//  * the engine route (this header, most of src/vol/): the connector is
+//    terminal, every HDF5 call on the file becomes calls of h5loom's object
+//    model (h5loom::File, Group, Dataset), which checks arguments, agrees
+//    across ranks and drives whatever engine and wrapper stack the
+//    configuration names. An HDF5 object handle (what HDF5 keeps behind a
+//    hid_t) is an Object: the shared open file and the object's absolute path.
+//  * the native route (native_route.hpp): the configuration is the plain
+//    hdf5 engine, whose files are native HDF5, so every call passes through to
+//    HDF5's own native connector.
 #pragma once
 
 #include <hdf5.h>
@@ -38,6 +44,17 @@ struct Info {
 
 struct Object;
 
+// What every handle the connector gives HDF5 starts with: the route that
+// serves it. Callbacks look at it first (route.cpp) and hand the call on.
+enum class Route : uint32_t { Engine = 0x6c6f6f6d, Native = 0x6e617476 };
+struct Handle {
+  const Route route;
+  explicit Handle(Route r) : route(r) {}
+};
+// The handle behind a connector object (HDF5 gives them back as void*).
+inline const Handle& handle_of(const void* obj) { return *static_cast<const Handle*>(obj); }
+inline bool on_native_route(const void* obj) { return obj && handle_of(obj).route == Route::Native; }
+
 // One open h5loom file, shared by every HDF5 object of it (and by every
 // H5Fopen of the same file in this process, as native HDF5 shares them).
 struct OpenFile {
@@ -64,8 +81,10 @@ struct OpenFile {
   void close();
 };
 
-// What the connector hands HDF5 for a file, group, dataset or attribute.
-struct Object {
+// What the connector hands HDF5 for a file, group, dataset or attribute on
+// the engine route. (Handle is its only base, at offset 0: the void* HDF5
+// holds is both.)
+struct Object : Handle {
   H5I_type_t type = H5I_BADID;
   std::shared_ptr<OpenFile> file;
   std::string path;                  // absolute; for an attribute: of the object that carries it
@@ -165,8 +184,15 @@ extern const H5VL_dataset_class_t kDatasetClass;
 extern const H5VL_attr_class_t kAttrClass;
 extern const H5VL_link_class_t kLinkClass;
 extern const H5VL_object_class_t kObjectClass;
-// The capability flags for an engine configuration (plugin.cpp).
+// The engine route's file callbacks by name (the route chooser calls them).
+void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_t dxpl, void** req);
+void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t dxpl, void** req);
+// The engine configuration of the connector info on `fapl` (empty if none).
+std::string config_of(hid_t fapl);
+// The engine route's capability flags for an engine configuration (plugin.cpp).
 uint64_t capability_flags(const std::string& config);
+// Whether Object* `obj` is a live engine-route object (census of identifiers).
+bool is_live_object(const void* obj);
 // Closes every file still open (at exit, before MPI is finalised).
 void close_all_files();
 // Every close callback: deletes the object; if it was the last of its file,

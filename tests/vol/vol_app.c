@@ -108,11 +108,17 @@ static void write_file(const char* name) {
   OK(H5Sclose(space));
   OK(H5Dclose(ids));
 
-  /* points: every rank writes two single elements (a point selection). */
+  /* points: every rank writes two single elements (a point selection). A
+     fill value makes the elements between them 0: without one, HDF5 leaves
+     never-written elements of a contiguous dataset as whatever the file held. */
   n = (hsize_t)size * 4;
   space = H5Screate_simple(1, &n, NULL);
-  hid_t points = H5Dcreate2(file, "points", H5T_NATIVE_INT, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t filled = H5Pcreate(H5P_DATASET_CREATE);
+  int zero = 0;
+  OK(H5Pset_fill_value(filled, H5T_NATIVE_INT, &zero));
+  hid_t points = H5Dcreate2(file, "points", H5T_NATIVE_INT, space, H5P_DEFAULT, filled, H5P_DEFAULT);
   OK(points);
+  OK(H5Pclose(filled));
   hsize_t coords[2] = {4 * (hsize_t)rank + 3, 4 * (hsize_t)rank};
   OK(H5Sselect_elements(space, H5S_SELECT_SET, 2, coords));
   int pv[2] = {30 + rank, 10 + rank}; /* element 4r+3 gets 30+r, element 4r gets 10+r */
