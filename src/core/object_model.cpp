@@ -409,6 +409,10 @@ static void check_extend(const FileState& f, const std::string& path, const Data
   if (new_shape.size() != cur.shape.size())
     throw SelectionError("cannot extend " + where + " of shape " + dims_to_string(cur.shape) + " to " +
                          dims_to_string(new_shape) + ": the rank differs");
+  // As in HDF5: a contiguous dataset's bytes are laid out for its one shape.
+  if (cur.layout == Layout::Contiguous && new_shape != cur.shape)
+    throw SelectionError("cannot change the shape of " + where + " from " + dims_to_string(cur.shape) + " to " +
+                         dims_to_string(new_shape) + ": its layout is contiguous (only chunked datasets change shape)");
   for (std::size_t d = 0; d < new_shape.size(); ++d) {
     if (new_shape[d] < cur.shape[d] && !may_shrink)
       throw SelectionError("cannot extend " + where + " from " + dims_to_string(cur.shape) + " to " +

@@ -73,6 +73,26 @@ TEST_F(extend, BoundedMaximumAndNoShrinking) {
   }
 }
 
+// As in HDF5, a contiguous dataset keeps its shape: resize refuses on every
+// engine, naming the dataset and its layout, and changes nothing.
+TEST_F(extend, ContiguousDatasetsKeepTheirShape) {
+  auto f = File::create(file_path(), options());
+  DatasetSpec spec;
+  spec.dtype = Datatype::Float32;
+  spec.shape = {8};
+  spec.layout = Layout::Contiguous;
+  spec.layout_auto = false;
+  auto ds = f.create_dataset("flat", spec);
+  try {
+    ds.resize({4});
+    FAIL() << "resizing a contiguous dataset must fail";
+  } catch (const SelectionError& e) {
+    EXPECT_NE(std::string(e.what()).find("/flat"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("contiguous"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ds.shape(), Dims{8});
+}
+
 TEST_F(extend, PendingWritesAreFlushedBeforeExtending) {
   auto f = File::create(file_path(), options());
   auto ds = f.create_dataset<int64_t>("p", {uint64_t(nranks())}, {kUnlimited});

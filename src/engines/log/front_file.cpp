@@ -108,7 +108,7 @@ namespace {
 
 // How a dataset of the log appears in the front file.
 struct FrontPlan {
-  enum Kind { External, Virtual, LogOnly } kind = LogOnly;
+  enum Kind { Unwritten, External, Virtual, LogOnly } kind = LogOnly;
   std::vector<ExternalSegment> segments;  // External: the dataset's bytes, in order
   struct Box {
     Dims start, count;
@@ -118,11 +118,12 @@ struct FrontPlan {
   std::string why_not;                          // LogOnly: the reason, for the link's target
 };
 
-// External storage when the blocks tile the dataset exactly once in at most
+// Nothing written (or all of it hidden by shrinks): a plain dataset of fill
+// values. External storage when the blocks tile the dataset exactly once in at most
 // kFewSegments runs of the log (cheap to create, readable by any HDF5). Else a
 // virtual dataset of the blocks when they do not overlap (never-written
-// elements read as 0, as in the log) and number at most max_pieces. Else the
-// data stays in the log only.
+// elements read as 0, as in the log), number at most max_pieces and no shrink
+// hides part of one. Else the data stays in the log only.
 FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
                              uint64_t max_pieces) {
   constexpr uint64_t kFewSegments = 64;
@@ -130,28 +131,53 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   const DatasetInfo& info = tree.datasets[std::size_t(id)];
   const auto& entries = index.blocks(uint32_t(id));
   const uint64_t es = datatype_size(info.dtype), total = product(info.shape);
+  // What each block shows: its box, or the part of it a later shrink keeps.
+  struct Shown {
+    const BlockEntry* e;
+    Dims start, count;
+  };
+  std::vector<Shown> shown;
+  bool part_hidden = false;
+  Dims limit, s, c;
+  const Dims origin(info.shape.size(), 0);
+  for (const auto& e : entries) {
+    if (!tree.clipped(id, e, limit)) {
+      shown.push_back({&e, e.start, e.count});
+    } else if (intersect(e.start, e.count, origin, limit, s, c)) {
+      shown.push_back({&e, s, c});
+      part_hidden = true;
+    }
+  }
+  if (shown.empty() || total == 0) {
+    plan.kind = FrontPlan::Unwritten;
+    return plan;
+  }
   // The blocks' contiguous runs of the dataset (row-major), to find overlaps and gaps.
   struct Run { uint64_t first, length, offset; };
   std::vector<Run> runs;
   const uint64_t hard_cap = std::max<uint64_t>(max_pieces * 64, 100000);
-  for (const auto& e : entries) {
-    const std::size_t nd = e.count.size();
+  for (const auto& b : shown) {
+    const BlockEntry& e = *b.e;
+    const std::size_t nd = b.count.size();
+    // A run goes on through inner dimensions the box spans whole, in the
+    // dataset and in the block alike.
     std::size_t inner = nd - 1;
-    uint64_t run = e.count[nd - 1];
-    while (inner > 0 && e.count[inner] == info.shape[inner]) run *= e.count[--inner];
-    uint64_t nruns = product(e.count) / std::max<uint64_t>(run, 1);
+    uint64_t run = b.count[nd - 1];
+    while (inner > 0 && b.count[inner] == info.shape[inner] && b.count[inner] == e.count[inner])
+      run *= b.count[--inner];
+    uint64_t nruns = product(b.count) / std::max<uint64_t>(run, 1);
     if (runs.size() + nruns > hard_cap) {
       plan.why_not = "its blocks make too many pieces";
       return plan;
     }
     Dims idx(nd, 0), at(nd);
     for (uint64_t k = 0; k < nruns; ++k) {
-      // idx counts over dimensions [0, inner) of the block, row-major.
+      // idx counts over dimensions [0, inner) of the box, row-major.
       uint64_t rem = k;
-      for (std::size_t d = inner; d-- > 0;) idx[d] = rem % e.count[d], rem /= e.count[d];
-      for (std::size_t d = 0; d < nd; ++d) at[d] = e.start[d] + (d < inner ? idx[d] : 0);
+      for (std::size_t d = inner; d-- > 0;) idx[d] = rem % b.count[d], rem /= b.count[d];
+      for (std::size_t d = 0; d < nd; ++d) at[d] = b.start[d] + (d < inner ? idx[d] : 0);
       uint64_t in_block = 0;
-      for (std::size_t d = 0; d < nd; ++d) in_block = in_block * e.count[d] + (d < inner ? idx[d] : 0);
+      for (std::size_t d = 0; d < nd; ++d) in_block = in_block * e.count[d] + (at[d] - e.start[d]);
       runs.push_back({row_major_index(at, info.shape), run, e.offset + in_block * es});
     }
   }
@@ -176,8 +202,12 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     return plan;
   }
   plan.segments.clear();
-  if (entries.size() > max_pieces) {
-    plan.why_not = "it has " + std::to_string(entries.size()) + " blocks in the log (more than max_external_segments " +
+  if (part_hidden) {
+    plan.why_not = "it shrank after some of its blocks were written";
+    return plan;
+  }
+  if (shown.size() > max_pieces) {
+    plan.why_not = "it has " + std::to_string(shown.size()) + " blocks in the log (more than max_external_segments " +
                    std::to_string(max_pieces) + ")";
     return plan;
   }
@@ -186,7 +216,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     return plan;
   }
   plan.kind = FrontPlan::Virtual;
-  for (const auto& e : entries) plan.boxes.push_back({e.start, e.count, {log_name, e.offset, e.nbytes}});
+  for (const auto& b : shown) plan.boxes.push_back({b.start, b.count, {log_name, b.e->offset, b.e->nbytes}});
   return plan;
 }
 
@@ -290,13 +320,13 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
         e->create_group(*h, p);
       } else {
         const DatasetInfo& info = tree.datasets[std::size_t(node.dataset)];
-        if (index.blocks(uint32_t(node.dataset)).empty() || product(info.shape) == 0) {
-          DatasetSpec spec;  // nothing written: the native dataset reads as zeros, like the log
+        const auto plan = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
+        if (plan.kind == FrontPlan::Unwritten) {
+          DatasetSpec spec;  // nothing written: the native dataset reads as the fill value, like the log
           spec.dtype = info.dtype, spec.shape = info.shape, spec.layout = Layout::Contiguous, spec.layout_auto = false;
           spec.fill = info.fill;
           e->create_dataset(*h, p, spec);
-        } else if (auto plan = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
-                   plan.kind == FrontPlan::External) {
+        } else if (plan.kind == FrontPlan::External) {
           DatasetSpec spec;
           spec.dtype = info.dtype, spec.shape = info.shape, spec.external = plan.segments;
           e->create_dataset(*h, p, spec);

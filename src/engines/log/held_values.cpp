@@ -83,15 +83,22 @@ void regrid_held(Tree& tree, int id, const Dims& old_shape) {
   auto it = tree.held.find(id);
   if (it == tree.held.end()) return;
   const Dims& shape = tree.datasets.at(std::size_t(id)).shape;
-  // Each written element to its place: the same coordinates in the bigger shape.
-  auto moved = [&](uint64_t k) {
+  // Each written element to its place: the same coordinates in the new shape;
+  // those outside it (a shrink) are gone.
+  auto moved = [&](uint64_t k, uint64_t& to) {
     Dims at(old_shape.size());
     for (std::size_t d = old_shape.size(); d-- > 0;) at[d] = k % old_shape[d], k /= old_shape[d];
-    return row_major_index(at, shape);
+    for (std::size_t d = 0; d < at.size(); ++d)
+      if (at[d] >= shape[d]) return false;
+    to = row_major_index(at, shape);
+    return true;
   };
   HeldValues regridded;
-  for (auto& [k, s] : it->second.strings) regridded.strings.emplace(moved(k), std::move(s));
-  for (auto& [k, e] : it->second.elements) regridded.elements.emplace(moved(k), std::move(e));
+  uint64_t to = 0;
+  for (auto& [k, s] : it->second.strings)
+    if (moved(k, to)) regridded.strings.emplace(to, std::move(s));
+  for (auto& [k, e] : it->second.elements)
+    if (moved(k, to)) regridded.elements.emplace(to, std::move(e));
   it->second = std::move(regridded);
 }
 

@@ -32,7 +32,8 @@ void for_each_selected(const Selection& sel, const Dims& shape, const std::funct
 // Applies an `elements` operation to the dataset `id` (apply_op's part);
 // `bad(why)` raises CorruptionError for a damaged one.
 void apply_elements(Tree& tree, int id, const Json& op, const std::function<void(const std::string&)>& bad);
-// After the dataset `id` grew from `old_shape`: its held elements move to their new row-major places.
+// After the dataset `id` changed shape from `old_shape`: its held elements move to
+// their new row-major places, and those outside the new shape are gone.
 void regrid_held(Tree& tree, int id, const Dims& old_shape);
 // Reads `sel` of the held dataset `id` into the dense buffer `out` (std::string
 // elements for variable-length strings); unwritten elements read as "" or zeros.

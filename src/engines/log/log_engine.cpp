@@ -31,7 +31,7 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read"};
+            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read", "shrink"};
   }
 
   // ---- storage ----
@@ -190,9 +190,22 @@ class LogEngine final : public engine::Engine {
     const Tree& tree = cast(fh).catalog.tree;
     return tree.datasets.at(std::size_t(tree.dataset_id(path)));
   }
+  // Growing is an `extend`. Shrinking is a `resize` at the current (epoch,
+  // round) after a visible flush: every block written before it is then of an
+  // earlier round, and keeps only what lies inside the new shape (Tree::clipped).
   void extend(FileHandle& fh, const std::string& path, const Dims& new_shape) override {
     auto& f = writable(fh, "extend dataset '" + path + "'");
-    record(f, extend_op(f.catalog.tree.resolve(path), new_shape));
+    const std::string p = f.catalog.tree.resolve(path);
+    const Dims& shape = f.catalog.tree.datasets.at(std::size_t(f.catalog.tree.dataset_id(p))).shape;
+    bool shrinks = false;
+    for (std::size_t d = 0; d < new_shape.size() && d < shape.size(); ++d) shrinks |= new_shape[d] < shape[d];
+    if (!shrinks) {
+      record(f, extend_op(p, new_shape));
+      return;
+    }
+    flush(fh, engine::FlushLevel::Visible);  // collective, as extend is
+    const WritePipeline& pipe = *f.writing->pipeline;
+    record(f, resize_op(p, new_shape, pipe.open_epoch(), pipe.visible_round()));
   }
 
   // ---- data ----

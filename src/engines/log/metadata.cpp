@@ -1,6 +1,7 @@
 #include "engines/log/metadata.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "engines/log/held_values.hpp"
@@ -126,6 +127,26 @@ Json extend_op(const std::string& path, const Dims& shape) {
   return Json{{"op", "extend"}, {"path", path}, {"shape", shape}};
 }
 
+Json resize_op(const std::string& path, const Dims& shape, uint64_t epoch, uint32_t round) {
+  return Json{{"op", "resize"}, {"path", path}, {"shape", shape}, {"epoch", epoch}, {"round", round}};
+}
+
+bool Tree::clipped(int id, const logfmt::BlockEntry& e, Dims& limit) const {
+  if (clips.empty()) return false;
+  auto it = clips.find(id);
+  if (it == clips.end()) return false;
+  bool any = false;
+  for (const Clip& c : it->second) {
+    if (std::tie(e.epoch, e.round) >= std::tie(c.epoch, c.round)) continue;  // written after the shrink
+    if (!any) limit = c.shape, any = true;
+    else for (std::size_t d = 0; d < limit.size(); ++d) limit[d] = std::min(limit[d], c.shape[d]);
+  }
+  if (!any) return false;
+  for (std::size_t d = 0; d < limit.size(); ++d)
+    if (e.start[d] + e.count[d] > limit[d]) return true;
+  return false;  // the block lies inside every later shape
+}
+
 Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value) {
   return Json{{"op", "attr"}, {"object", object}, {"name", name}, {"value", attribute_to_json(value)}};
 }
@@ -236,19 +257,32 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       handle.key() = new_path;
       tree.nodes.insert(std::move(handle));
     }
-  } else if (kind == "extend") {
+  } else if (kind == "extend" || kind == "resize") {
+    // extend only grows; resize (version 6) may shrink, as of a moment in the log.
     const std::string p = op.at("path");
-    DatasetInfo& info = tree.datasets.at(std::size_t(node_of(p, ObjectKind::Dataset).dataset));
+    const int id = node_of(p, ObjectKind::Dataset).dataset;
+    DatasetInfo& info = tree.datasets.at(std::size_t(id));
     Dims shape = op.at("shape").get<Dims>();
+    const bool may_shrink = kind == "resize";
     bool ok = shape.size() == info.shape.size();
     uint64_t bytes = datatype_size(info.dtype);
     for (std::size_t d = 0; ok && d < shape.size(); ++d) {
-      ok = shape[d] >= info.shape[d] && shape[d] <= info.max_shape[d] && fits(bytes, shape[d]);
+      ok = (may_shrink || shape[d] >= info.shape[d]) && shape[d] <= info.max_shape[d] && fits(bytes, shape[d]);
       bytes *= std::max<uint64_t>(shape[d], 1);
     }
-    if (!ok) bad("of '" + p + "' to " + dims_to_string(shape) + " is not a growth of " + dims_to_string(info.shape));
+    if (!ok)
+      bad("of '" + p + "' to " + dims_to_string(shape) + " is not a " + (may_shrink ? "shape within " : "growth of ") +
+          dims_to_string(may_shrink ? info.max_shape : info.shape));
+    if (may_shrink) {
+      Clip clip{op.at("epoch").get<uint64_t>(), op.at("round").get<uint32_t>(), shape};
+      if (clip.epoch > UINT32_MAX || clip.round > logfmt::kMaxRound) bad("of '" + p + "' has an impossible epoch or round");
+      Dims& widest = tree.widest[id];
+      if (widest.empty()) widest = info.shape;
+      for (std::size_t d = 0; d < shape.size(); ++d) widest[d] = std::max(widest[d], info.shape[d]);
+      tree.clips[id].push_back(std::move(clip));
+    }
     const Dims old_shape = std::exchange(info.shape, std::move(shape));
-    regrid_held(tree, node_of(p, ObjectKind::Dataset).dataset, old_shape);
+    regrid_held(tree, id, old_shape);
   } else if (kind == "elements") {
     apply_elements(tree, node_of(op.at("path").get<std::string>(), ObjectKind::Dataset).dataset, op, bad);
   } else if (kind == "front") {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/log/format.hpp"
 #include "h5loom/types.hpp"
 
 namespace h5loom::logengine {
@@ -41,6 +42,15 @@ struct FrontSum {
   uint32_t crc = 0;
 };
 
+// A shrink of a dataset (a `resize` operation, version 6): blocks written
+// before it - block entries whose (epoch, round) is below this one's - keep
+// only their elements inside `shape`, even after the dataset grows again.
+struct Clip {
+  uint64_t epoch = 0;
+  uint32_t round = 0;
+  Dims shape;
+};
+
 // The elements of a dataset the log keeps in its metadata instead of its
 // data log (held_values.hpp): variable-length strings, or fixed-size
 // elements holding references - only those written, by row-major index (a
@@ -58,6 +68,10 @@ struct Tree {
   std::map<int, HeldValues> held;          // by dataset id, for the datasets the metadata holds
   uint64_t held_datasets = 0;              // how many datasets (ever made) the metadata holds
   uint64_t next_token = kRootToken + 1;
+  // By dataset id, for the datasets that shrank: their shrinks, oldest first,
+  // and the largest shape each had before (its blocks lie within it).
+  std::map<int, std::vector<Clip>> clips;
+  std::map<int, Dims> widest;
 
   // The path of the group or dataset with reference token `token`; empty if none has it.
   std::string path_of_token(uint64_t token) const;
@@ -69,6 +83,10 @@ struct Tree {
   const Node* find(const std::string& path) const;
   // The dataset id of an existing dataset's path.
   int dataset_id(const std::string& path) const { return nodes.at(resolve(path)).dataset; }
+  // Whether a shrink hides part of block `e` of dataset `id`; then `limit` is
+  // the box [0, limit) its elements are kept in (the smallest shape of the
+  // shrinks after it, per dimension).
+  bool clipped(int id, const logfmt::BlockEntry& e, Dims& limit) const;
 };
 
 // The operations, as the format's table has them.
@@ -79,6 +97,9 @@ Json softlink_op(const std::string& path, const std::string& target);
 Json unlink_op(const std::string& path);
 Json move_op(const std::string& from, const std::string& to);
 Json extend_op(const std::string& path, const Dims& shape);
+// A change of shape that shrinks some dimension, at flush round `round` of
+// open epoch `epoch`: the writes before it keep only what lies inside `shape`.
+Json resize_op(const std::string& path, const Dims& shape, uint64_t epoch, uint32_t round);
 Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value);
 Json attribute_remove_op(const std::string& object, const std::string& name);
 Json attribute_rename_op(const std::string& object, const std::string& from, const std::string& to);

@@ -71,10 +71,15 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
   constexpr uint64_t kStraightMin = 1 << 20, kGap = 64 << 10, kBatch = 256ull << 20;
   std::vector<Need> needs;
   needs.reserve(hits.size());
-  Dims s, c;
+  Dims s, c, limit, kept_s, kept_c;
+  const Dims origin(info.shape.size(), 0);
   for (const auto& h : hits) {
     const BlockEntry& e = *h.entry;
     intersect(e.start, e.count, h.box->start, h.box->count, s, c);
+    if (tree_.clipped(id, e, limit)) {  // a later shrink hides what lies outside `limit`
+      if (!intersect(s, c, origin, limit, kept_s, kept_c)) continue;
+      s.swap(kept_s), c.swap(kept_c);
+    }
     Need n{&e, Dims(s.size()), Dims(s.size()), c, 0, 0, nullptr};
     Dims last(s.size());
     for (std::size_t d = 0; d < s.size(); ++d) {

@@ -1,5 +1,6 @@
 #include "engines/log/replay.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engines/log/front_file.hpp"
@@ -24,10 +25,14 @@ void check_block(const Tree& tree, const BlockEntry& e, uint64_t log_end, uint64
                             std::to_string(e.offset);
   if (e.start.size() != info.shape.size())
     throw CorruptionError(where + " has " + std::to_string(e.start.size()) + " dimensions");
+  // Within the dataset's shape, or the largest it had before it shrank.
+  Dims bound = info.shape;
+  if (auto w = tree.widest.find(int(e.dataset)); w != tree.widest.end())
+    for (std::size_t d = 0; d < bound.size() && d < w->second.size(); ++d) bound[d] = std::max(bound[d], w->second[d]);
   uint64_t bytes = datatype_size(info.dtype);
   for (std::size_t d = 0; d < e.start.size(); ++d) {
-    if (e.count[d] == 0 || e.start[d] > info.shape[d] || e.count[d] > info.shape[d] - e.start[d])
-      throw CorruptionError(where + " lies outside the dataset's shape " + dims_to_string(info.shape));
+    if (e.count[d] == 0 || e.start[d] > bound[d] || e.count[d] > bound[d] - e.start[d])
+      throw CorruptionError(where + " lies outside the dataset's shape " + dims_to_string(bound));
     bytes *= e.count[d];  // no overflow: the shape's byte size fits (apply_op)
   }
   if (e.nbytes != bytes) throw CorruptionError(where + " holds " + std::to_string(e.nbytes) + " bytes, its box " +

@@ -76,6 +76,7 @@ class WritePipeline {
   // ordered after every rank's earlier ones (BlockEntry::round).
   void next_visible_round() { ++round_; }
   uint32_t visible_round() const { return round_; }
+  uint64_t open_epoch() const { return epoch_; }
   uint64_t log_end() const { return log_end_; }  // everything placed so far ends here
 
   PieceList& pieces() { return pieces_; }

@@ -163,3 +163,41 @@ def test_tiles_and_partial_datasets_are_virtual_datasets(tmp_path):
     env = dict(os.environ, HDF5_EXTFILE_PREFIX="${ORIGIN}")
     out = run("h5dump", "-d", "/tiles", "-s", "63,93", "-c", "1,3", path, env=env).stdout
     assert "6141, 6142, 6143" in out
+
+
+WRITE_SHRUNK = """
+import sys, numpy as np, h5loom
+with h5loom.File(sys.argv[1], "w", engine="log") as f:
+    a = np.arange(24, dtype=np.int32).reshape(4, 6)
+    cut = f.create_dataset("cut", data=a, maxshape=(4, 6))
+    cut.resize((4, 3))  # every row keeps its first 3 elements: 4 runs of the log
+    regrown = f.create_dataset("regrown", data=a, maxshape=(None, 6))
+    regrown.resize((2, 6))
+    regrown.resize((4, 6))  # rows 2 and 3: the fill value
+    gone = f.create_dataset("gone", data=np.arange(4.0), maxshape=(None,))
+    gone.resize((0,))
+    gone.resize((4,))  # nothing of the first write is left
+with h5loom.File(sys.argv[1], "r") as f:  # the log engine reads the hidden parts as the fill value
+    want = np.arange(24, dtype=np.int32).reshape(4, 6)
+    want[2:] = 0
+    assert (f["regrown"][...] == want).all() and (f["gone"][...] == 0).all()
+"""
+
+
+def check_shrunk_file(path):
+    with h5py.File(path, "r") as f:
+        a = np.arange(24, dtype=np.int32).reshape(4, 6)
+        np.testing.assert_array_equal(f["cut"][...], a[:, :3])
+        np.testing.assert_array_equal(f["gone"][...], np.zeros(4))
+        # Part of its one block is hidden and the rest does not tile it: log only, never stale values.
+        assert list(f.attrs["_h5loom_log_only"]) in (["/regrown"], [b"/regrown"])
+        assert isinstance(f.get("regrown", getlink=True), h5py.SoftLink)
+
+
+def test_shrunk_datasets_in_the_front_file(tmp_path):
+    """The log engine's front file after shrinks (format version 6): what a
+    shrink hid never shows; a block cut by one is mapped in runs."""
+    path = tmp_path / "shrunk.h5"
+    subprocess.run([sys.executable, "-c", WRITE_SHRUNK, str(path)], check=True, timeout=300,
+                   env={k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))})
+    in_fresh_python(f"check_shrunk_file({str(path)!r})")
