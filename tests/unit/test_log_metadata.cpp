@@ -65,11 +65,37 @@ TEST(LogMetadata, ImpossibleOperationsAreCorruption) {
       extend_op("/d", {2}),                                         // shrinks
       extend_op("/d", {9}),                                         // beyond max_shape
       extend_op("/", {9}),                                          // not a dataset
+      resize_op("/d", {9}, 1, 0),                                   // beyond max_shape
+      resize_op("/d", {2, 2}, 1, 0),                                // another rank
+      resize_op("/d", {2}, uint64_t(1) << 40, 0),                   // an epoch no block can have
       attribute_op("/nothing", "a", AttributeValue(1.0)),          // no such object
       Json{{"op", "rename"}, {"path", "/d"}},                       // unknown
   };
   for (const auto& op : bad) EXPECT_THROW(apply_op(t, op, "test"), CorruptionError) << op.dump();
   EXPECT_EQ(t.datasets.size(), 1u);
+}
+
+// A shrink hides what blocks of earlier rounds hold outside the new shape,
+// even after the dataset grows again; blocks after it are whole.
+TEST(LogMetadata, ShrinksClipEarlierBlocksOnly) {
+  Tree t = with_root();
+  apply_op(t, dataset_op("/d", Datatype::Int8, {4, 4}, {8, 4}, {2, 4}), "test");
+  apply_op(t, resize_op("/d", {2, 3}, 5, 7), "test");
+  apply_op(t, extend_op("/d", {8, 4}), "test");
+  EXPECT_EQ(t.datasets[0].shape, (Dims{8, 4}));
+  EXPECT_EQ(t.widest.at(0), (Dims{4, 4}));
+  logfmt::BlockEntry before, same_round, inside;
+  before.epoch = 5, before.round = 6, before.start = {0, 0}, before.count = {4, 4};
+  same_round.epoch = 5, same_round.round = 7, same_round.start = {0, 0}, same_round.count = {4, 4};
+  inside.epoch = 4, inside.round = 9, inside.start = {0, 0}, inside.count = {2, 3};
+  Dims limit;
+  ASSERT_TRUE(t.clipped(0, before, limit));
+  EXPECT_EQ(limit, (Dims{2, 3}));
+  EXPECT_FALSE(t.clipped(0, same_round, limit));  // written after the shrink
+  EXPECT_FALSE(t.clipped(0, inside, limit));      // lies inside the smaller shape
+  apply_op(t, resize_op("/d", {3, 2}, 6, 0), "test");  // a second shrink: the smallest of both
+  ASSERT_TRUE(t.clipped(0, before, limit));
+  EXPECT_EQ(limit, (Dims{2, 2}));
 }
 
 TEST(LogMetadata, DecodingRefusesDeepNestingAndNonArrays) {

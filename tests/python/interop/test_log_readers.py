@@ -169,7 +169,7 @@ WRITE_SHRUNK = """
 import sys, numpy as np, h5loom
 with h5loom.File(sys.argv[1], "w", engine="log") as f:
     a = np.arange(24, dtype=np.int32).reshape(4, 6)
-    cut = f.create_dataset("cut", data=a, maxshape=(4, 6))
+    cut = f.create_dataset("cut", data=a, maxshape=(4, 6), chunks=(2, 6))
     cut.resize((4, 3))  # every row keeps its first 3 elements: 4 runs of the log
     regrown = f.create_dataset("regrown", data=a, maxshape=(None, 6))
     regrown.resize((2, 6))
