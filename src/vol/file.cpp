@@ -341,6 +341,8 @@ void OpenFile::close() {
   if (fapl >= 0) H5Pclose(fapl);
   if (fcpl >= 0) H5Pclose(fcpl);
   fapl = fcpl = H5I_INVALID_HID;
+  for (auto& [path, gcpl] : group_plists) H5Pclose(gcpl);
+  group_plists.clear();
   if (!file.is_open()) return;
   int finalized = 0;
   MPI_Finalized(&finalized);

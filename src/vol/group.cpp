@@ -19,6 +19,11 @@ void* group_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
     if (path == "/") throw UsageError("the root group exists (file '" + o.file->name + "')");
     if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
     o.h5().create_group(path);
+    if (gcpl != H5P_DEFAULT) {
+      hid_t& kept = o.file->group_plists[path];
+      if (kept > 0) H5Pclose(kept);  // a group of that name made, deleted and made again
+      kept = H5Pcopy(gcpl);
+    }
     return (void*)new Object(H5I_GROUP, o, path);
   });
 }
@@ -38,10 +43,13 @@ herr_t group_get(void* obj, H5VL_group_get_args_t* args, hid_t, void**) {
     Object& o = as_object(obj);
     switch (args->op_type) {
       case H5VL_GROUP_GET_GCPL: {
-        hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+        // What the group was created with in this session; else what the
+        // engine does: with "order", every group's link creation order is tracked.
+        auto kept = o.file->group_plists.find(o.path);
+        hid_t gcpl = kept != o.file->group_plists.end() ? H5Pcopy(kept->second) : H5Pcreate(H5P_GROUP_CREATE);
         if (gcpl < 0) throw UsageError("cannot make group creation properties");
-        // Engines with the "order" group track the creation order of every group's links.
-        if (o.file->order) H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+        if (kept == o.file->group_plists.end() && o.file->order)
+          H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
         args->args.get_gcpl.gcpl_id = gcpl;
         return herr_t(0);
       }

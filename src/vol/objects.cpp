@@ -43,6 +43,16 @@ static bool at_or_below(const std::string& path, const std::string& base) {
 }
 
 void links_changed(OpenFile& f, const std::string& from, const std::string& to) {
+  // Kept group creation properties follow their groups, or go with them.
+  if (!from.empty() && from != "/") {
+    std::map<std::string, hid_t> kept;
+    for (auto& [path, gcpl] : f.group_plists) {
+      if (!at_or_below(path, from)) kept.emplace(path, gcpl);
+      else if (to.empty()) H5Pclose(gcpl);
+      else kept.emplace(to + path.substr(from.size()), gcpl);
+    }
+    f.group_plists.swap(kept);
+  }
   for (auto& [serial, obj] : f.live) {
     if (!from.empty() && !to.empty() && from != "/" && at_or_below(obj->path, from))
       obj->path = to + obj->path.substr(from.size());

@@ -67,6 +67,9 @@ struct OpenFile {
   // What the engine declares (its conformance groups).
   bool links = false, order = false, fill = false, references = false, attribute_edit = false,
        independent_read = false;
+  // The creation properties groups were created with in this session, by
+  // path (h5loom keeps none in the file; H5Gget_create_plist returns them).
+  std::map<std::string, hid_t> group_plists;
   // Tokens handed out for objects when the engine has no references: token -> path.
   std::map<uint64_t, std::string> path_tokens;
   // Every Object of this file that HDF5 holds, in the order they were made
