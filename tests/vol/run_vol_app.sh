@@ -27,4 +27,11 @@ fi
 "$bindir/h5dump" -a /fields/rho/units "$name" | grep -q '"kg/m^3"' || { echo "h5dump: attribute units"; "$bindir/h5dump" -a /fields/rho/units "$name"; exit 1; }
 "$bindir/h5dump" -a /step "$name" | grep -q '42' || { echo "h5dump: attribute step"; exit 1; }
 "$bindir/h5dump" -d /steps -y -w 0 "$name" | grep -q "40" || { echo "h5dump: /steps"; exit 1; }
-echo "stock h5dump reads /fields/rho, its units, /step and /steps (h5loom $engine, $np ranks)"
+# h5dump (a serial program, no MPI) through the connector with no configuration:
+# the engine that wrote the file serves it (the log engine's probe starts MPI itself).
+ids=$(HDF5_PLUGIN_PATH="$plugin_dir" HDF5_VOL_CONNECTOR="h5loom" "$bindir/h5dump" -d /ids -y -w 0 "$name" | tr -d ' \n')
+case "$ids" in
+  *DATA{1000,1001*) ;;
+  *) echo "h5dump through the connector (no configuration) read /ids as: $ids"; exit 1 ;;
+esac
+echo "stock h5dump reads /fields/rho, its units, /step and /steps; h5dump through the connector reads /ids (h5loom $engine, $np ranks)"

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/registry.hpp"
+#include "h5loom/h5loom.hpp"
 #include "engines/log/boxes.hpp"
 #include "engines/log/held_values.hpp"
 #include "engines/log/index.hpp"
@@ -44,6 +45,9 @@ struct FrontMarks {
 };
 FrontMarks read_front_marks(const std::string& path) {
   FrontMarks m;
+  // The front engine opens over MPI_COMM_SELF; a probe (engine::detect_engine)
+  // may come from a program that never started MPI (h5dump through the VOL connector).
+  ensure_mpi();
   auto e = front_engine();
   auto h = e->open(path, engine::OpenMode::Read, MPI_COMM_SELF);
   m.marked = e->has_attribute(*h, "/", kFrontMarker);

@@ -224,6 +224,27 @@ def test_native_route_has_all_of_hdf5(path):
     assert [got[k] for k in ("z", "alias") if k in got] == [want.tolist()]
 
 
+@pytest.mark.skipif(NATIVE_ROUTE, reason="needs a file of another engine than hdf5")
+def test_plain_hdf5_does_not_write_another_engines_file(path):
+    """A file written through the engine route (log) opened for writing as
+    plain hdf5 (the native route) is refused, naming the engine: writing its
+    front file as native HDF5 would change it behind the log. Reading is fine."""
+    with open_file(path, "w") as f:
+        f.create_dataset("d", data=np.arange(4.0))
+    COMM.Barrier()
+    if R == 0:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+        env["HDF5_VOL_CONNECTOR"] = "h5loom hdf5"
+        probe = "import sys, h5py\nh5py.File(sys.argv[1], sys.argv[2]).close()"
+        writing = subprocess.run([sys.executable, "-c", probe, str(path), "r+"], env=env, capture_output=True,
+                                 text=True, timeout=120)
+        assert writing.returncode != 0 and "written by engine" in writing.stderr, writing.stderr[-2000:]
+        reading = subprocess.run([sys.executable, "-c", probe, str(path), "r"], env=env, capture_output=True,
+                                 text=True, timeout=120)
+        assert reading.returncode == 0, reading.stderr[-2000:]
+    COMM.Barrier()
+
+
 def test_errors_are_python_exceptions(path):
     with open_file(path, "w") as f:
         f.create_dataset("d", shape=(2,), dtype="i4")
