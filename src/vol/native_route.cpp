@@ -5,8 +5,6 @@
 
 #include <vector>
 
-#include "h5loom/engine.hpp"
-
 namespace h5loom::vol::native {
 
 namespace {
@@ -157,19 +155,6 @@ void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_
 }
 
 void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t dxpl, void** req) {
-  const bool refused = H5LOOM_VOL_GUARD(true, {
-    // Writing a log-engine file as plain HDF5 would change its front file
-    // behind the log: refused, as h5loom::File refuses it.
-    if (!(flags & H5F_ACC_RDWR)) return false;
-    KeepErrorPrinting keep;
-    const std::string detected = engine::detect_engine(name);
-    if (!detected.empty() && detected != "hdf5")
-      throw ConfigError(std::string("cannot open file '") + name + "' for writing with engine 'hdf5': it was written by engine '" +
-                        detected + "'. Open it with that engine (HDF5_VOL_CONNECTOR=\"h5loom " + detected +
-                        "\", or \"h5loom\" alone), or copy it with h5loom convert");
-    return false;
-  });
-  if (refused) return nullptr;
   NativeFapl native(fapl);
   if (native.id() < 0) return nullptr;
   return wrap(H5VLfile_open(name, flags, native.id(), dxpl, req));

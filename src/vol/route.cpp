@@ -15,7 +15,13 @@
 
 namespace h5loom::vol {
 
-bool takes_native_route(const std::string& configured, const char* opening) {
+// The engine that wrote the file at `name` (empty: none h5loom knows).
+static std::string engine_of_file(const char* name) {
+  KeepErrorPrinting keep;
+  return engine::detect_engine(name);
+}
+
+bool takes_native_route(const std::string& configured, const char* opening, std::optional<std::string>* written_by) {
   // A profile is recorded by the trace wrapper, which lives on the engine
   // route: H5LOOM_PROFILE keeps a file there, as it stacks trace on h5loom::File.
   if (const char* profile = std::getenv("H5LOOM_PROFILE"); profile && *profile) return false;
@@ -25,8 +31,8 @@ bool takes_native_route(const std::string& configured, const char* opening) {
   if (config.empty()) {
     if (!opening) return std::string(engine::kDefaultEngine) == "hdf5";
     // The engine that wrote the file (none: not an h5loom file, HDF5 will say why).
-    KeepErrorPrinting keep;
-    const std::string detected = engine::detect_engine(opening);
+    const std::string detected = engine_of_file(opening);
+    if (written_by) *written_by = detected;
     return detected.empty() || detected == "hdf5";
   }
   if (config == "hdf5") return true;
@@ -77,7 +83,20 @@ void* choose_file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fap
 }
 
 void* choose_file_open(const char* name, unsigned flags, hid_t fapl, hid_t dxpl, void** req) {
-  const int native = H5LOOM_VOL_GUARD(-1, { return int(takes_native_route(config_of(fapl), name)); });
+  const int native = H5LOOM_VOL_GUARD(-1, {
+    std::optional<std::string> written_by;
+    if (!takes_native_route(config_of(fapl), name, &written_by)) return 0;
+    // Writing a log-engine file as plain HDF5 would change its front file
+    // behind the log: refused, as h5loom::File refuses it.
+    if (flags & H5F_ACC_RDWR) {
+      if (!written_by) written_by = engine_of_file(name);
+      if (!written_by->empty() && *written_by != "hdf5")
+        throw ConfigError(std::string("cannot open file '") + name + "' for writing with engine 'hdf5': it was written by engine '" +
+                          *written_by + "'. Open it with that engine (HDF5_VOL_CONNECTOR=\"h5loom " + *written_by +
+                          "\", or \"h5loom\" alone), or copy it with h5loom convert");
+    }
+    return 1;
+  });
   if (native < 0) return nullptr;
   return native ? native::kFileClass.open(name, flags, fapl, dxpl, req) : vol::file_open(name, flags, fapl, dxpl, req);
 }

@@ -2,6 +2,9 @@
 // choice, and the callback tables that send each call down its object's route.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -10,7 +13,9 @@ namespace h5loom::vol {
 // route: the configuration (else $H5LOOM_ENGINE) is the plain hdf5 engine,
 // without knobs or wrappers, and no profile is being recorded; with neither,
 // the engine that wrote `opening` (nullptr: a new file, the default engine).
-bool takes_native_route(const std::string& configured, const char* opening);
+// `written_by`, if given, receives that engine when it was probed for.
+bool takes_native_route(const std::string& configured, const char* opening,
+                        std::optional<std::string>* written_by = nullptr);
 
 // The tables the connector's class holds (route.cpp).
 namespace routed {
