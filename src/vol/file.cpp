@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +27,6 @@ std::map<std::string, std::weak_ptr<OpenFile>>& registry() {
 
 unsigned long next_fileno = 1;
 
-
 // The absolute path with symbolic links resolved (of the directory if the file does not exist yet).
 std::string canonical(const std::string& name) {
   char buf[PATH_MAX];
@@ -37,7 +37,6 @@ std::string canonical(const std::string& name) {
   if (::realpath(dir.c_str(), buf)) return std::string(buf) + (std::strcmp(buf, "/") == 0 ? "" : "/") + base;
   return name;
 }
-
 
 // The communicator of the file access properties: the MPI-IO driver's, else
 // this process alone. MPI is initialised first if the program did not (a
@@ -179,6 +178,9 @@ struct Census {
   uint64_t opener;  // 0: any (else H5F_OBJ_LOCAL: opened through this file handle)
   hid_t connector;
   std::vector<hid_t> ids;
+  // The engine route's live objects: identifiers of native-route files have
+  // the same connector, and their objects are HDF5's own.
+  std::set<const void*> ours;
 };
 
 herr_t census_one(hid_t id, void* data) {
@@ -192,16 +194,19 @@ herr_t census_one(hid_t id, void* data) {
   H5VLcmp_connector_cls(&cmp, conn, c.connector);
   H5VLclose(conn);
   if (cmp != 0) return 0;
-  // (Identifiers of native-route files have the same connector: skip them.)
   auto* obj = static_cast<Object*>(H5VLobject(id));
-  if (obj && is_live_object(obj) && (!c.file || obj->file.get() == c.file) && (!c.opener || obj->opener == c.opener)) c.ids.push_back(id);
+  if (obj && c.ours.count(obj) && (!c.file || obj->file.get() == c.file) && (!c.opener || obj->opener == c.opener))
+    c.ids.push_back(id);
   return 0;
 }
 
 std::vector<hid_t> census(const Object* o, unsigned types) {
   Census c{o ? o->file.get() : nullptr, o && (types & H5F_OBJ_LOCAL) ? o->opener : 0,
-           H5VLget_connector_id_by_name(kName), {}};
+           H5VLget_connector_id_by_name(kName), {}, {}};
   if (c.connector < 0) throw UsageError("the h5loom connector is not registered");
+  for (auto& [key, weak] : registry())
+    if (auto f = weak.lock())
+      for (auto& [serial, live] : f->live) c.ours.insert(live);
   const std::pair<unsigned, H5I_type_t> kinds[] = {{H5F_OBJ_FILE, H5I_FILE},
                                                    {H5F_OBJ_DATASET, H5I_DATASET},
                                                    {H5F_OBJ_GROUP, H5I_GROUP},
@@ -353,14 +358,6 @@ void OpenFile::close() {
   }
   KeepErrorPrinting keep;
   file.close();
-}
-
-bool is_live_object(const void* obj) {
-  for (auto& [key, weak] : registry())
-    if (auto f = weak.lock())
-      for (auto& [serial, o] : f->live)
-        if (o == obj) return true;
-  return false;
 }
 
 void close_all_files() {

@@ -173,8 +173,7 @@ herr_t file_specific(void* obj, H5VL_file_specific_args_t* args, hid_t dxpl, voi
     }
     mine.args.is_equal.obj2 = under(args->args.is_equal.obj2);
   }
-  if (args->op_type == H5VL_FILE_IS_ACCESSIBLE || args->op_type == H5VL_FILE_DELETE)
-    return file_specific_by_name(args, dxpl, req);
+  // (H5Fis_accessible and H5Fdelete come without an object: file_specific_by_name.)
   herr_t status = H5VLfile_specific(under(obj), id(), &mine, dxpl, req);
   // H5Freopen: a new native file object, for a new identifier.
   if (status >= 0 && args->op_type == H5VL_FILE_REOPEN) *args->args.reopen.file = wrap(*args->args.reopen.file);

@@ -194,8 +194,6 @@ void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t dxpl, void**
 std::string config_of(hid_t fapl);
 // The engine route's capability flags for an engine configuration (plugin.cpp).
 uint64_t capability_flags(const std::string& config);
-// Whether Object* `obj` is a live engine-route object (census of identifiers).
-bool is_live_object(const void* obj);
 // Closes every file still open (at exit, before MPI is finalised).
 void close_all_files();
 // Every close callback: deletes the object; if it was the last of its file,
