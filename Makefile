@@ -9,7 +9,7 @@ MPIRUN  := mpirun --oversubscribe --allow-run-as-root
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps venv python build demo test bench conformance-table clean distclean
-.PHONY: test-asan fuzz fuzz-ci
+.PHONY: test-asan fuzz fuzz-ci sanitize-ci
 
 all: build
 
@@ -70,7 +70,7 @@ test: build
 	  $(PYTHON) tools/conformance_table.py $(BUILD)/conformance; \
 	  if [ -f $(BUILD)/vol-api-table.md ]; then echo "HDF5's serial API tests through the VOL connector:"; \
 	    cat $(BUILD)/vol-api-table.md; fi; exit $$status
-	$(MAKE) test-asan fuzz-ci
+	$(MAKE) sanitize-ci
 
 # The standard benchmark set (docs/benchmarks.md): iotest and every kernel on
 # hdf5 and log at 2 and 4 ranks; CSVs, summaries and plots in $(BUILD)/bench.
@@ -145,6 +145,17 @@ fuzz-ci: deps
 	$(FUZZ_CMAKE)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target log_reader_fuzzer make_log_seeds log_reader_replay
 	$(ASAN_ENV) ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R '^fuzz-'
+
+# sanitize-ci (run by `make test`): the suites of test-asan and of fuzz-ci in
+# one build. The Clang fuzz build is ASan+UBSan as well, so running the
+# sanitizer tests there spares CI a whole second instrumented build of the
+# library (GCC's); `make test-asan` keeps the GCC build for developers.
+sanitize-ci: deps
+	$(FUZZ_CMAKE)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target sanitizer_tests log_reader_fuzzer
+	rm -rf $(FUZZ_BUILD)/conformance
+	$(ASAN_ENV) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R '^unit$$'
+	$(ASAN_ENV) ctest --test-dir $(FUZZ_BUILD) --output-on-failure --timeout 900 -R '$(ASAN_TESTS)|^fuzz-pass$$'
 
 clean:
 	rm -rf $(BUILD)
