@@ -24,6 +24,13 @@ if(H5LOOM_SANITIZE)
   endif()
   add_compile_options(${_h5loom_san_flags})
   add_link_options(-fsanitize=${_h5loom_san})
+  if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+    # The C programs (C API tests) link the C++ library: Clang links the C++
+    # part of the sanitizer runtimes (UBSan's vptr checks) into C links only
+    # when asked, and that part needs the C++ standard library after it.
+    add_link_options(-fsanitize-link-c++-runtime)
+    string(APPEND CMAKE_C_STANDARD_LIBRARIES " -lstdc++")
+  endif()
   message(STATUS "h5loom: sanitizers ${_h5loom_san} (${_h5loom_san_flags})")
 endif()
 
