@@ -1,4 +1,4 @@
-// The engine interface (version 3): the one small set of operations every
+// The engine interface (version 4): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -53,7 +53,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 3
+#define H5LOOM_ENGINE_ABI_VERSION 4
 
 namespace h5loom::engine {
 
@@ -225,13 +225,22 @@ class Engine {
 
   // ---- object references (conformance group "references") -------------------
   // An engine without them keeps these defaults, which raise UsageError.
-  // A token for the group or dataset `path` (links followed): not 0, the same
+  // A token for the group, dataset or named datatype `path` (links followed): not 0, the same
   // on every rank, unchanged while the object exists (moves included), and
   // what the engine stores for an ObjectRef in datasets and attributes.
   virtual uint64_t object_token(FileHandle& f, const std::string& path);
   // A path of the object `token` names; NotFoundError if it names none (it was
   // removed, or the value was never a token of this file).
   virtual std::string object_path(FileHandle& f, uint64_t token);
+
+  // ---- named datatypes (conformance group "named_types") ----------------------
+  // An engine without them keeps these defaults, which raise UsageError.
+  // A named (committed) datatype `path` describing `dtype`: an object that
+  // kind() reports as ObjectKind::Datatype, that carries attributes, that
+  // unlink() and move() handle like a dataset and that object_token() names.
+  virtual void commit_datatype(FileHandle& f, const std::string& path, const Datatype& dtype);
+  // The datatype the named datatype `path` describes.
+  virtual Datatype named_datatype(FileHandle& f, const std::string& path);
 
   // ---- datasets ------------------------------------------------------------
   // A non-empty spec.fill needs conformance group "fill"; an engine without it raises UsageError.

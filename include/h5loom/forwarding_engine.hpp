@@ -86,6 +86,8 @@ class ForwardingEngine : public Engine {
   std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group) override;
   uint64_t object_token(FileHandle& f, const std::string& path) override;
   std::string object_path(FileHandle& f, uint64_t token) override;
+  void commit_datatype(FileHandle& f, const std::string& path, const Datatype& dtype) override;
+  Datatype named_datatype(FileHandle& f, const std::string& path) override;
   void create_dataset(FileHandle& f, const std::string& path, const DatasetSpec& spec) override;
   DatasetInfo dataset_info(FileHandle& f, const std::string& path) override;
   void extend(FileHandle& f, const std::string& path, const Dims& new_shape) override;

@@ -62,7 +62,8 @@ typedef enum LOOM_ENUM_BASE {
 } loom_datatype;
 
 typedef enum LOOM_ENUM_BASE { LOOM_MODE_READ = 0, LOOM_MODE_READWRITE, LOOM_MODE_CREATE, LOOM_MODE_CREATE_EXCLUSIVE } loom_mode;
-typedef enum LOOM_ENUM_BASE { LOOM_KIND_NONE = 0, LOOM_KIND_GROUP, LOOM_KIND_DATASET } loom_kind;
+/* What a path names; LOOM_KIND_DATATYPE: a named datatype (loom_group_commit_type). */
+typedef enum LOOM_ENUM_BASE { LOOM_KIND_NONE = 0, LOOM_KIND_GROUP, LOOM_KIND_DATASET, LOOM_KIND_DATATYPE } loom_kind;
 typedef enum LOOM_ENUM_BASE { LOOM_ATTR_SCALAR = 0, LOOM_ATTR_ARRAY, LOOM_ATTR_STRING, LOOM_ATTR_STRING_ARRAY } loom_attr_kind;
 typedef enum LOOM_ENUM_BASE { LOOM_LAYOUT_CONTIGUOUS = 0, LOOM_LAYOUT_CHUNKED } loom_layout;
 
@@ -183,6 +184,11 @@ loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path
                                             loom_dataset** out);
 /* The dataset's datatype (any class), as a new loom_type to free. */
 loom_status loom_dataset_type(loom_dataset* d, loom_type** out);
+/* A named (committed) datatype: `type` kept in the file as `path` (HDF5's
+ * H5Tcommit; engines with the conformance group "named_types"). Collective. */
+loom_status loom_group_commit_type(loom_group* parent, const char* path, const loom_type* type);
+/* The datatype the named datatype `path` describes, as a new loom_type to free. */
+loom_status loom_group_named_type(loom_group* parent, const char* path, loom_type** out);
 /* As loom_dataset_write/read, with a loom_type that must equal the dataset's. */
 loom_status loom_dataset_write_typed(loom_dataset* d, const loom_selection* sel, const loom_type* mem_type, size_t n,
                                      const void* data, loom_write_mode mode);

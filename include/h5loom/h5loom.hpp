@@ -162,6 +162,20 @@ class Dataset : public Object {
                      std::shared_ptr<const void> keep_alive, bool copy);
 };
 
+// A named (committed) datatype: a datatype kept in the file under a name, as
+// HDF5's H5Tcommit does, that carries attributes (engines declaring the
+// conformance group "named_types"). Its datatype never changes.
+class NamedDatatype : public Object {
+ public:
+  const Datatype& dtype() const { return dtype_; }
+
+ private:
+  friend class Group;
+  NamedDatatype(std::shared_ptr<detail::FileState> f, std::string p, Datatype dtype)
+      : Object(std::move(f), std::move(p)), dtype_(std::move(dtype)) {}
+  Datatype dtype_;
+};
+
 class Group : public Object {
  public:
   // Paths may be relative to this group or absolute; missing parent groups are created.
@@ -194,16 +208,22 @@ class Group : public Object {
   void create_soft_link(const std::string& path, const std::string& target);
   // The target if `path` is a soft link.
   std::optional<std::string> soft_link(const std::string& path) const;
+  // ---- named datatypes (engines declaring "named_types"); collective ----
+  // Keeps `dtype` in the file as the named datatype `path` (missing parent
+  // groups are created; `path` must not exist).
+  NamedDatatype commit_datatype(const std::string& path, const Datatype& dtype);
+  NamedDatatype named_datatype(const std::string& path) const;
+
   // ---- object references (engines declaring "references"); collective ----
-  // A reference to the group or dataset at `path` (soft links followed), to
+  // A reference to the group, dataset or named datatype at `path` (soft links followed), to
   // store in datasets or attributes of reference type (Datatype::reference()).
   ObjectRef reference(const std::string& path) const;
   // The absolute path of the object `ref` names. NotFoundError for a null
   // reference, or one whose object is gone (or that this file never made).
   std::string dereference(ObjectRef ref) const;
 
-  // Every group and dataset below this group, depth first, members in name
-  // order: fn(absolute path, kind). Collective like list().
+  // Every group, dataset and named datatype below this group, depth first,
+  // members in name order: fn(absolute path, kind). Collective like list().
   void visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const;
 
  protected:

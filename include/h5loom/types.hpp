@@ -26,7 +26,9 @@ uint64_t product(const Dims& d);
 // The row-major (C order) linear index of element `at` in an array of `shape`.
 uint64_t row_major_index(const Dims& at, const Dims& shape);
 
-enum class ObjectKind { None, Group, Dataset };
+// What a path names. Datatype: a named (committed) datatype, in engines
+// declaring the conformance group "named_types".
+enum class ObjectKind { None, Group, Dataset, Datatype };
 
 enum class Layout { Contiguous, Chunked };
 

@@ -45,7 +45,7 @@ from . import profile  # noqa: E402  (h5loom.profile.load)
 
 __version__ = "0.1.0"
 __all__ = [
-    "File", "Group", "Dataset", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
+    "File", "Group", "Dataset", "Datatype", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
     "enum_dtype", "ref_dtype", "Reference", "SoftLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
     *_ERROR_NAMES,
@@ -212,8 +212,9 @@ class Group(_Node):
                 ds.write(np.empty((0,), dtype=_np_dtype(dt)), Selection.none())
         return ds
 
-    def __getitem__(self, path: Union[str, Reference]) -> Union["Group", "Dataset"]:
-        """The group or dataset at ``path`` (relative or absolute), or the one a Reference names."""
+    def __getitem__(self, path: Union[str, Reference]) -> Union["Group", "Dataset", "Datatype"]:
+        """The group, dataset or named datatype at ``path`` (relative or absolute),
+        or the one a Reference names."""
         if isinstance(path, Reference):
             path = self.dereference(path)
         kind = self._obj.kind(path)
@@ -221,17 +222,27 @@ class Group(_Node):
             return Dataset(self._obj.dataset(path), self._file)
         if kind == "group":
             return Group(self._obj.group(path), self._file)
-        raise NotFoundError(f"no group or dataset '{path}' in group '{self.path}' of file '{self.file.filename}'")
+        if kind == "datatype":
+            return Datatype(self._obj.named_datatype(path), self._file)
+        raise NotFoundError(f"no object '{path}' in group '{self.path}' of file '{self.file.filename}'")
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self._obj.kind(path) is not None
 
     def __setitem__(self, name: str, value: Any) -> None:
-        """``g[name] = SoftLink("/target")`` makes a soft link; an array-like makes a dataset of it. Collective."""
+        """``g[name] = SoftLink("/target")`` makes a soft link; ``g[name] = np.dtype(...)``
+        a named datatype (as in h5py); an array-like makes a dataset of it. Collective."""
         if isinstance(value, SoftLink):
             self._obj.create_soft_link(name, value.path)
+        elif isinstance(value, np.dtype):
+            self.commit_datatype(name, value)
         else:
             self.create_dataset(name, data=value)
+
+    def commit_datatype(self, path: str, dtype: Any) -> "Datatype":
+        """Keep ``dtype`` in the file as the named datatype ``path`` (HDF5's committed
+        datatypes; engines with the "named_types" group). Collective."""
+        return Datatype(self._obj.commit_datatype(path, _dtype_name(dtype, f"named datatype '{path}'")), self._file)
 
     def __delitem__(self, name: str) -> None:
         """Delete a dataset, a soft link, or a group with everything below it. Collective."""
@@ -296,6 +307,18 @@ class Group(_Node):
 
     def __repr__(self) -> str:
         return f"<h5loom.Group '{self.path}' ({len(self)} members)>"
+
+
+class Datatype(_Node):
+    """A named (committed) datatype, as h5py's: ``f["particle"] = np.dtype(...)``
+    makes one, ``f["particle"].dtype`` is its numpy dtype; it has attributes."""
+
+    @property
+    def dtype(self) -> np.dtype:
+        return _np_dtype(self._obj.dtype)
+
+    def __repr__(self) -> str:
+        return f"<h5loom.Datatype '{self.path}' {self.dtype}>"
 
 
 class Dataset(_Node):

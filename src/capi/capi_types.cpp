@@ -211,6 +211,29 @@ loom_status loom_dataset_type(loom_dataset* d, loom_type** out) {
   });
 }
 
+loom_status loom_group_commit_type(loom_group* parent, const char* path, const loom_type* type) {
+  h5loom::Datatype dtype;
+  return collective(
+      __func__, comm_of(parent),
+      [&] {
+        as_group(parent);
+        text(path, "path");
+        dtype = usable(type, "type");
+      },
+      [&] { parent->group->commit_datatype(path, dtype); });
+}
+
+loom_status loom_group_named_type(loom_group* parent, const char* path, loom_type** out) {
+  return guarded(__func__, [&] {
+    auto& g = as_group(parent);
+    text(path, "path");
+    need_out(out, "out");
+    auto t = std::make_unique<loom_type>();
+    t->type = g.named_datatype(path).dtype();
+    *out = t.release();
+  });
+}
+
 loom_status loom_dataset_write_typed(loom_dataset* d, const loom_selection* sel, const loom_type* mem_type, size_t n,
                                      const void* data, loom_write_mode mode) {
   return guarded(__func__, [&] {

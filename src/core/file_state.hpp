@@ -61,5 +61,7 @@ struct FileState {
 std::string normalize_path(const std::string& path);
 std::string parent_path(const std::string& abs_path);
 std::string join_path(const std::string& group, const std::string& name);
+// "group", "dataset", "named datatype" ("nothing" for None), for messages.
+const char* kind_name(ObjectKind kind);
 
 }  // namespace h5loom::detail

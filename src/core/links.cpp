@@ -92,7 +92,7 @@ ObjectRef Group::reference(const std::string& path) const {
   std::string abs = resolve(path);
   f.require_open("make a reference to '" + abs + "'");
   if (f.engine->kind(*f.handle, abs) == ObjectKind::None)
-    throw NotFoundError("cannot make a reference to '" + abs + "': no group or dataset of that name in " +
+    throw NotFoundError("cannot make a reference to '" + abs + "': nothing of that name in " +
                         f.describe_file());
   return ObjectRef{f.engine->object_token(*f.handle, abs)};
 }

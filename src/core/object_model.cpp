@@ -129,6 +129,7 @@ const DatasetInfo& FileState::dataset_info(const std::string& path) {
 using detail::FileState;
 using detail::join_path;
 using detail::normalize_path;
+using detail::kind_name;
 using detail::parent_path;
 
 // ---- Object (attributes) ---------------------------------------------------
@@ -223,6 +224,16 @@ std::string Group::resolve(const std::string& path) const {
   return path[0] == '/' ? normalize_path(path) : join_path(path_, path);
 }
 
+const char* detail::kind_name(ObjectKind k) {
+  switch (k) {
+    case ObjectKind::Group: return "group";
+    case ObjectKind::Dataset: return "dataset";
+    case ObjectKind::Datatype: return "named datatype";
+    case ObjectKind::None: break;
+  }
+  return "nothing";
+}
+
 void Group::create_parents(const std::string& abs_path) {
   auto& f = state();
   std::string parent = parent_path(abs_path);
@@ -233,7 +244,7 @@ void Group::create_parents(const std::string& abs_path) {
     std::size_t j = parent.find('/', i);
     if (j == std::string::npos) j = parent.size();
     prefix = parent.substr(0, j);
-    switch (f.engine->kind(*f.handle, prefix)) {
+    switch (const ObjectKind kind = f.engine->kind(*f.handle, prefix)) {
       case ObjectKind::None:
         if (f.engine->soft_link(*f.handle, prefix))
           throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
@@ -241,16 +252,13 @@ void Group::create_parents(const std::string& abs_path) {
         f.engine->create_group(*f.handle, prefix);
         break;
       case ObjectKind::Dataset:
-        throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
-                          "' is a dataset, not a group");
+      case ObjectKind::Datatype:
+        throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix + "' is a " +
+                          kind_name(kind) + ", not a group");
       case ObjectKind::Group: break;
     }
     i = j + 1;
   }
-}
-
-static const char* kind_name(ObjectKind k) {
-  return k == ObjectKind::Group ? "group" : k == ObjectKind::Dataset ? "dataset" : "nothing";
 }
 
 void Group::require_absent(const std::string& abs, const char* what) const {

@@ -84,6 +84,12 @@ void Engine::rename_attribute(FileHandle&, const std::string& object, const std:
 std::vector<std::string> Engine::list_attributes_in_creation_order(FileHandle&, const std::string& object) {
   unsupported(*this, "list the attributes of '" + object + "' in creation order", "attribute_edit");
 }
+void Engine::commit_datatype(FileHandle&, const std::string& path, const Datatype&) {
+  unsupported(*this, "create the named datatype '" + path + "'", "named_types");
+}
+Datatype Engine::named_datatype(FileHandle&, const std::string& path) {
+  unsupported(*this, "open the named datatype '" + path + "'", "named_types");
+}
 uint64_t Engine::object_token(FileHandle&, const std::string& path) {
   unsupported(*this, "make a reference to '" + path + "'", "references");
 }

@@ -132,6 +132,20 @@ uint64_t ForwardingEngine::object_token(FileHandle& fh, const std::string& path)
   return token;
 }
 
+void ForwardingEngine::commit_datatype(FileHandle& fh, const std::string& path, const Datatype& dtype) {
+  auto& f = wrapped(fh);
+  around(f, Call{"commit_datatype", path, true, [&] { return quoted(path) + ", " + dtype.name(); }},
+         [&] { inner_->commit_datatype(*f.inner, path, dtype); });
+}
+
+Datatype ForwardingEngine::named_datatype(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  Datatype dtype;
+  around(f, Call{"named_datatype", path, true, [&] { return quoted(path); }},
+         [&] { dtype = inner_->named_datatype(*f.inner, path); });
+  return dtype;
+}
+
 std::string ForwardingEngine::object_path(FileHandle& fh, uint64_t token) {
   auto& f = wrapped(fh);
   std::string path;

@@ -344,6 +344,9 @@ NB_MODULE(_core, m) {
         return strings_to_python(got);
       }, nb::arg("selection"), nb::arg("n"), nb::arg("independent") = false);
 
+  nb::class_<NamedDatatype, Object>(m, "NamedDatatype")
+      .def_prop_ro("dtype", [](const NamedDatatype& t) { return datatype_name(t.dtype()); });
+
   nb::class_<Group, Object>(m, "Group")
       .def("create_group", &Group::create_group)
       .def("group", &Group::group)
@@ -369,10 +372,15 @@ NB_MODULE(_core, m) {
         return g.create_dataset(path, spec);
       })
       .def("dataset", &Group::dataset)
+      .def("commit_datatype", [](Group& g, const std::string& path, const std::string& dtype) {
+        return g.commit_datatype(path, datatype_from_name(dtype));
+      })
+      .def("named_datatype", &Group::named_datatype)
       .def("kind", [](const Group& g, const std::string& path) -> std::optional<std::string> {
         switch (g.kind(path)) {
           case ObjectKind::Group: return "group";
           case ObjectKind::Dataset: return "dataset";
+          case ObjectKind::Datatype: return "datatype";
           case ObjectKind::None: return std::nullopt;
         }
         return std::nullopt;

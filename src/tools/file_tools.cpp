@@ -107,6 +107,11 @@ void convert_file(const std::string& in, const std::string& out, const FileOptio
       copy_attributes(src.group(path), g, false, refs);
       return;
     }
+    if (kind == ObjectKind::Datatype) {  // an engine without named datatypes refuses, naming it
+      auto t = dst.commit_datatype(path, src.named_datatype(path).dtype());
+      copy_attributes(src.named_datatype(path), t, false, refs);
+      return;
+    }
     auto ds = src.dataset(path);
     DatasetSpec spec;
     spec.dtype = ds.dtype();
@@ -125,6 +130,11 @@ void convert_file(const std::string& in, const std::string& out, const FileOptio
     if (src.kind(path) == ObjectKind::Group) {
       auto g = dst.group(path);
       copy_attributes(src.group(path), g, true, refs);
+      continue;
+    }
+    if (src.kind(path) == ObjectKind::Datatype) {
+      auto t = dst.named_datatype(path);
+      copy_attributes(src.named_datatype(path), t, true, refs);
       continue;
     }
     auto ds = src.dataset(path);

@@ -338,7 +338,7 @@ static void test_groups_datasets_attributes(const char* dir) {
     FAILS_WITH(loom_group_reference(root, NULL, &r), LOOM_ERR_USAGE, "loom_group_reference: null string 'path'");
     FAILS_WITH(loom_group_reference(root, "d", NULL), LOOM_ERR_USAGE, "loom_group_reference: null output pointer 'out'");
     FAILS_WITH(loom_group_reference(d, "x", &r), LOOM_ERR_USAGE, "is a dataset, not a group");
-    FAILS_WITH(loom_group_reference(root, "nope", &r), LOOM_ERR_NOT_FOUND, "no group or dataset of that name");
+    FAILS_WITH(loom_group_reference(root, "nope", &r), LOOM_ERR_NOT_FOUND, "nothing of that name");
     ONE_RANK_FAILS(loom_group_reference(root, "d", &r), loom_group_reference(root, "d", NULL), LOOM_ERR_USAGE,
                    "null output pointer 'out'");
     OK(loom_group_reference(root, "d", &r));

@@ -1,6 +1,6 @@
 /* The C API of HDF5's data model beyond numbers, in plain C99: a compound of a
  * C struct (with a nested compound, a fixed string and an enum), fill values,
- * links and creation order, array datatypes, on every engine given on the command line.
+ * links and creation order, array datatypes, named datatypes, on every engine given on the command line.
  *   test_capi_types DIR ENGINE   (any number of ranks) */
 #include <h5loom/h5loom.h>
 #include <mpi.h>
@@ -221,6 +221,37 @@ static void test_arrays(const char* path, const char* engine) {
   OK(loom_file_close(f));
 }
 
+/* Named datatypes: a compound committed as a type, read back after reopen; misuse refused. */
+static void test_named_types(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_type *type = particle_type(), *back = NULL;
+  loom_kind kind = LOOM_KIND_NONE;
+  char a[256], b[256];
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_commit_type(root, "types/particle", type));
+  CHECK(loom_group_commit_type(root, "types/particle", type) == LOOM_ERR_EXISTS);
+  CHECK(loom_group_commit_type(root, "", type) == LOOM_ERR_USAGE);
+  CHECK(loom_group_commit_type(root, "other", NULL) == LOOM_ERR_USAGE);
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_kind(root, "types/particle", &kind));
+  CHECK(kind == LOOM_KIND_DATATYPE);
+  OK(loom_group_named_type(root, "/types/particle", &back));
+  OK(loom_type_name(type, a, sizeof a, NULL));
+  OK(loom_type_name(back, b, sizeof b, NULL));
+  CHECK(strcmp(a, b) == 0);
+  CHECK(loom_group_named_type(root, "types", &back) == LOOM_ERR_NOT_FOUND); /* a group */
+  CHECK(loom_group_commit_type(root, "new", type) == LOOM_ERR_READ_ONLY);
+  OK(loom_type_free(back));
+  OK(loom_type_free(type));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 int main(int argc, char** argv) {
   char path[4096];
   int any = 0;
@@ -236,6 +267,8 @@ int main(int argc, char** argv) {
   test_records(path, argv[2]);
   snprintf(path, sizeof path, "%s/capi-arrays-%s-np%d.h5", argv[1], argv[2], nranks_);
   test_arrays(path, argv[2]);
+  snprintf(path, sizeof path, "%s/capi-named-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_named_types(path, argv[2]);
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("test_capi_types (%s): %d checks, %d failed on some rank\n", argv[2], checks, any);
   MPI_Finalize();

@@ -36,6 +36,11 @@ int main(int argc, char** argv) {
     u8.write(h5loom::Selection::all(), bytes);
     f32.write(h5loom::Selection::all(), floats);
   }
+  // A named datatype with an attribute (the engines declaring "named_types").
+  if (f.supports("named_types")) {
+    auto vec3 = f.commit_datatype("types/vec3", h5loom::Datatype::array(h5loom::Datatype::Float64, {3}));
+    vec3.set_attribute("units", "m");
+  }
   f.close();
   return 0;
 }

@@ -16,6 +16,14 @@ Tree with_root() {
   return t;
 }
 
+// An operation as a log stores it: through CBOR and back.
+Json decode_round_trip(const Json& op) {
+  const auto cbor = encode_ops(Json::array({op}));
+  Json back;
+  EXPECT_TRUE(decode_ops(cbor.data(), cbor.size(), back));
+  return back.at(0);
+}
+
 }  // namespace
 
 TEST(LogMetadata, OperationsSurviveCborAndBuildTheTree) {
@@ -96,6 +104,25 @@ TEST(LogMetadata, ShrinksClipEarlierBlocksOnly) {
   apply_op(t, resize_op("/d", {3, 2}, 6, 0), "test");  // a second shrink: the smallest of both
   ASSERT_TRUE(t.clipped(0, before, limit));
   EXPECT_EQ(limit, (Dims{2, 2}));
+}
+
+TEST(LogMetadata, NamedTypesAreObjectsWithTokens) {
+  Tree t = with_root();
+  apply_op(t, group_op("/g"), "test");
+  const Datatype colour = Datatype::enumeration(Scalar::UInt8, {{"red", 0}, {"blue", 1}});
+  apply_op(t, decode_round_trip(type_op("/g/colour", colour)), "test");
+  const Node* n = t.find("/g/colour");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->kind, ObjectKind::Datatype);
+  EXPECT_EQ(n->type, colour);
+  EXPECT_EQ(t.path_of_token(n->token), "/g/colour");
+  apply_op(t, attribute_op("/g/colour", "units", AttributeValue(std::string("none"))), "test");
+  apply_op(t, move_op("/g/colour", "/colour"), "test");
+  EXPECT_EQ(t.find("/colour")->attrs.at("units").as_string(), "none");
+  // A named type is no group: nothing is made below it, and its path must be new.
+  EXPECT_THROW(apply_op(t, group_op("/colour/x"), "test"), CorruptionError);
+  EXPECT_THROW(apply_op(t, type_op("/colour", Datatype::Int8), "test"), CorruptionError);
+  EXPECT_THROW(apply_op(t, type_op("/missing/t", Datatype::Int8), "test"), CorruptionError);
 }
 
 TEST(LogMetadata, DecodingRefusesDeepNestingAndNonArrays) {

@@ -83,6 +83,10 @@ int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const P
     if (kind == ObjectKind::Group) {
       out("%-40s Group\n", path.c_str());
       if (attrs) print_attributes(f.group(path), out, "    ");
+    } else if (kind == ObjectKind::Datatype) {
+      auto t = f.named_datatype(path);
+      out("%-40s Type %s\n", path.c_str(), t.dtype().name().c_str());
+      if (attrs) print_attributes(t, out, "    ");
     } else {
       auto ds = f.dataset(path);
       out("%-40s %s\n", path.c_str(), describe_dataset(ds).c_str());
@@ -144,6 +148,12 @@ int cmd_dump(const std::string& file, const std::string& path, const FileOptions
     for (const auto& name : g.list()) out("    %s/\n", name.c_str());
     return 0;
   }
+  if (kind == ObjectKind::Datatype) {
+    auto t = f.named_datatype(path);
+    out("%s: Type %s\n", t.path().c_str(), t.dtype().name().c_str());
+    print_attributes(t, out, "    ");
+    return 0;
+  }
   auto ds = f.dataset(path);
   out("%s: %s\n", ds.path().c_str(), describe_dataset(ds).c_str());
   print_attributes(ds, out, "    ");
@@ -166,6 +176,7 @@ int cmd_info(const std::string& file, const FileOptions& opts, const Printer& ou
       ++groups;
       return;
     }
+    if (kind != ObjectKind::Dataset) return;
     auto ds = f.dataset(path);
     ++datasets;
     elements += product(ds.shape());

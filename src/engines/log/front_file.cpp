@@ -322,6 +322,8 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
     if (p != "/") {
       if (node.kind == ObjectKind::Group) {
         e->create_group(*h, p);
+      } else if (node.kind == ObjectKind::Datatype) {
+        e->commit_datatype(*h, p, node.type);
       } else {
         const DatasetInfo& info = tree.datasets[std::size_t(node.dataset)];
         const auto plan = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);

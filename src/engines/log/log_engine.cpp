@@ -31,7 +31,8 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read", "shrink"};
+            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read", "shrink",
+            "named_types"};
   }
 
   // ---- storage ----
@@ -162,7 +163,14 @@ class LogEngine final : public engine::Engine {
     return it->second.link;
   }
 
-  // ---- references: tokens the tree gives every group and dataset ----
+  // ---- named datatypes: `type` operations ----
+  void commit_datatype(FileHandle& fh, const std::string& path, const Datatype& dtype) override {
+    auto& f = writable(fh, "create named datatype '" + path + "'");
+    record(f, type_op(link_path(f, path), dtype));
+  }
+  Datatype named_datatype(FileHandle& fh, const std::string& path) override { return node(cast(fh), path).type; }
+
+  // ---- references: tokens the tree gives every group, dataset and named datatype ----
   uint64_t object_token(FileHandle& fh, const std::string& path) override { return node(cast(fh), path).token; }
   std::string object_path(FileHandle& fh, uint64_t token) override {
     auto& f = cast(fh);

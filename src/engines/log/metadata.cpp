@@ -75,6 +75,10 @@ Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, cons
   return op;
 }
 
+Json type_op(const std::string& path, const Datatype& dtype) {
+  return Json{{"op", "type"}, {"path", path}, {"dtype", datatype_name(dtype)}};
+}
+
 Json softlink_op(const std::string& path, const std::string& target) {
   return Json{{"op", "softlink"}, {"path", path}, {"target", target}};
 }
@@ -180,14 +184,15 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
   if (kind == "group" && op.at("path") == "/") {
     tree.nodes["/"].kind = ObjectKind::Group;
     tree.nodes["/"].token = kRootToken;
-  } else if (kind == "group" || kind == "dataset") {
+  } else if (kind == "group" || kind == "dataset" || kind == "type") {
     std::string p = op.at("path");
     if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p))
       bad("has a bad or existing path '" + p + "'");
     Node& parent = node_of(parent_of(p), ObjectKind::Group);
     Node n;
-    n.kind = kind == "group" ? ObjectKind::Group : ObjectKind::Dataset;
+    n.kind = kind == "group" ? ObjectKind::Group : kind == "type" ? ObjectKind::Datatype : ObjectKind::Dataset;
     n.token = tree.next_token++;
+    if (kind == "type") n.type = datatype_from_name(op.at("dtype").get<std::string>());
     if (kind == "dataset") {
       DatasetInfo info;
       info.dtype = datatype_from_name(op.at("dtype").get<std::string>());

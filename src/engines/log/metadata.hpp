@@ -26,13 +26,14 @@ constexpr uint64_t kRootToken = 1;
 
 struct Node {
   ObjectKind kind = ObjectKind::None;  // None: a soft link
-  uint64_t token = 0;                  // groups and datasets: their object reference token
+  uint64_t token = 0;                  // groups, datasets and named datatypes: their object reference token
   std::map<std::string, AttributeValue> attrs;
   std::vector<std::string> attr_order;  // the same names, in creation order
   std::set<std::string> children;   // for groups: by name
   std::vector<std::string> order;   // for groups: the same names, in creation order
   int dataset = -1;                 // for datasets: the id
   std::string link;                 // for soft links: the target (absolute; need not exist)
+  Datatype type;                    // for named datatypes: the datatype
 };
 
 // The size and CRC32C of a front file, recorded (a `front` operation) in the
@@ -73,7 +74,7 @@ struct Tree {
   std::map<int, std::vector<Clip>> clips;
   std::map<int, Dims> widest;
 
-  // The path of the group or dataset with reference token `token`; empty if none has it.
+  // The path of the object with reference token `token`; empty if none has it.
   std::string path_of_token(uint64_t token) const;
 
   // `path` with every soft link on it followed (at most 16 of them); empty if
@@ -94,6 +95,8 @@ Json group_op(const std::string& path);
 Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
                 const std::vector<unsigned char>& fill = {});
 Json softlink_op(const std::string& path, const std::string& target);
+// A named datatype (version 7).
+Json type_op(const std::string& path, const Datatype& dtype);
 Json unlink_op(const std::string& path);
 Json move_op(const std::string& from, const std::string& to);
 Json extend_op(const std::string& path, const Dims& shape);

@@ -64,6 +64,9 @@ def test_converted_file_equals_the_native_one(files):
             if isinstance(obj, h5py.Dataset):
                 assert obj.dtype == wc[name].dtype and obj.shape == wc[name].shape, name
                 np.testing.assert_array_equal(obj[...], wc[name][...], err_msg=name)
+            if isinstance(obj, h5py.Datatype):  # a named datatype
+                assert obj.dtype == wc[name].dtype, name
+        assert isinstance(wc["types/vec3"], h5py.Datatype) and wc["types/vec3"].dtype == np.dtype(("<f8", (3,)))
 
 
 def check_front_file(d):
@@ -82,6 +85,8 @@ def check_front_file(d):
                     pass
                 continue
             assert_same_attrs(obj, front[name])
+            if isinstance(obj, h5py.Datatype):
+                assert isinstance(front[name], h5py.Datatype) and obj.dtype == front[name].dtype, name
             if isinstance(obj, h5py.Dataset):
                 np.testing.assert_array_equal(obj[...], front[name][...], err_msg=name)
                 direct += 1

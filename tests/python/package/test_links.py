@@ -136,3 +136,26 @@ def test_resize_shrinks_where_the_engine_can(tmp_path, engine):
             with pytest.raises(h5loom.UsageError, match="'shrink'"):
                 d.resize((2,))
             assert d.shape == (6,)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_named_datatypes(tmp_path, engine):
+    """h5py's committed types: ``f[name] = np.dtype(...)``, read back after reopening."""
+    path = tmp_path / "t.h5"
+    particle = np.dtype([("x", "<f8"), ("id", "<i4")])
+    with h5loom.File(path, "w", engine=engine) as f:
+        f["types/particle"] = particle
+        f["types/particle"].attrs["units"] = "m"
+        t = f.commit_datatype("vec3", np.dtype(("<f4", (3,))))
+        assert isinstance(t, h5loom.Datatype) and t.path == "/vec3"
+        with pytest.raises(h5loom.ExistsError, match="vec3"):
+            f["vec3"] = np.dtype("i4")
+    with h5loom.File(path, "r") as f:
+        assert isinstance(f["types/particle"], h5loom.Datatype)
+        assert f["types/particle"].dtype == particle and f["vec3"].dtype == np.dtype(("<f4", (3,)))
+        assert f["types/particle"].attrs["units"] == "m"
+        seen = []
+        f.visit(lambda p, o: seen.append((p, type(o).__name__)))
+        assert seen == [("/types", "Group"), ("/types/particle", "Datatype"), ("/vec3", "Datatype")]
+        with pytest.raises(h5loom.ReadOnlyError):
+            f["new"] = np.dtype("i4")

@@ -1,0 +1,119 @@
+// Conformance group "named_types": named (committed) datatypes - a datatype
+// kept in the file under a name, with attributes, that links can delete and
+// move and references can name (HDF5's H5Tcommit).
+#include <cstddef>
+
+#include "conformance.hpp"
+#include "h5loom/tools.hpp"
+
+using namespace h5loom;
+
+H5LOOM_CONFORMANCE_GROUP(named_types, "named_types");
+
+namespace {
+
+struct Particle {
+  double x;
+  int32_t id;
+};
+
+Datatype particle_type() {
+  return Datatype::compound({{"x", offsetof(Particle, x), Datatype::Float64}, {"id", offsetof(Particle, id), Datatype::Int32}},
+                            sizeof(Particle));
+}
+
+}  // namespace
+
+TEST_F(named_types, CommittedTypesKeepTheirTypeAndAttributesAfterReopen) {
+  const auto path = file_path();
+  const Datatype colour = Datatype::enumeration(Scalar::UInt8, {{"red", 0}, {"green", 1}, {"blue", 2}});
+  {
+    auto f = File::create(path, options());
+    auto particle = f.commit_datatype("types/particle", particle_type());  // the parent group is created
+    EXPECT_EQ(particle.path(), "/types/particle");
+    EXPECT_EQ(particle.dtype(), particle_type());
+    particle.set_attribute("units", AttributeValue(std::string("m")));
+    f.group("types").commit_datatype("colour", colour);
+    f.commit_datatype("/time", Datatype::Float64);
+    f.commit_datatype("label", Datatype::string(12));
+    // A dataset of the same type beside them: the named type is a description, not its storage.
+    DatasetSpec spec;
+    spec.dtype = particle_type();
+    spec.shape = {4};
+    auto ds = f.create_dataset("particles", spec);
+    const std::vector<Particle> all{{1.5, 1}, {2.5, 2}, {3.5, 3}, {4.5, 4}};
+    if (f.rank() == 0) ds.write_raw(Selection::all(), particle_type(), all.data(), all.size(), /*copy=*/true);
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_EQ(f.kind("types/particle"), ObjectKind::Datatype);
+  EXPECT_EQ(f.kind("types/colour"), ObjectKind::Datatype);
+  EXPECT_EQ(f.named_datatype("/types/particle").dtype(), particle_type());
+  EXPECT_EQ(f.named_datatype("types/colour").dtype(), colour);
+  EXPECT_EQ(f.named_datatype("time").dtype(), Datatype::Float64);
+  EXPECT_EQ(f.named_datatype("label").dtype(), Datatype::string(12));
+  EXPECT_EQ(f.named_datatype("types/particle").attribute("units").as_string(), "m");
+  EXPECT_EQ(f.group("types").list(), (std::vector<std::string>{"colour", "particle"}));
+  std::vector<std::pair<std::string, ObjectKind>> seen;
+  f.visit([&](const std::string& p, ObjectKind k) { seen.emplace_back(p, k); });
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, ObjectKind>>{{"/label", ObjectKind::Datatype},
+                                                                  {"/particles", ObjectKind::Dataset},
+                                                                  {"/time", ObjectKind::Datatype},
+                                                                  {"/types", ObjectKind::Group},
+                                                                  {"/types/colour", ObjectKind::Datatype},
+                                                                  {"/types/particle", ObjectKind::Datatype}}));
+  std::vector<Particle> values(4);
+  f.dataset("particles").read_raw(Selection::all(), particle_type(), values.data(), values.size());
+  EXPECT_EQ(values[3].x, 4.5);
+  EXPECT_EQ(values[3].id, 4);
+}
+
+TEST_F(named_types, LinksAndReferencesReachNamedTypes) {
+  const auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    f.commit_datatype("a", Datatype::Int32);
+    f.commit_datatype("gone", Datatype::Int64);
+    if (f.supports("links")) {
+      f.move("a", "g/b");
+      f.remove("gone");
+      f.create_soft_link("alias", "/g/b");
+    }
+    if (f.supports("references")) {
+      const std::string named = f.supports("links") ? "g/b" : "a";
+      f.set_attribute("type_ref", AttributeValue(f.reference(named)));
+    }
+  }
+  auto f = File::open(path, Mode::Read, options());
+  if (f.supports("links")) {
+    EXPECT_EQ(f.kind("a"), ObjectKind::None);
+    EXPECT_EQ(f.kind("gone"), ObjectKind::None);
+    EXPECT_EQ(f.named_datatype("g/b").dtype(), Datatype::Int32);
+    EXPECT_EQ(f.kind("alias"), ObjectKind::Datatype);  // soft links are followed
+    EXPECT_EQ(f.named_datatype("alias").dtype(), Datatype::Int32);
+  }
+  if (f.supports("references"))
+    EXPECT_EQ(f.dereference(f.attribute("type_ref").as_references().at(0)), f.supports("links") ? "/g/b" : "/a");
+}
+
+TEST_F(named_types, MisuseIsRefusedOnEveryRank) {
+  const auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    f.create_dataset<double>("d", {2});
+    f.commit_datatype("t", Datatype::Float32);
+    EXPECT_THROW(f.commit_datatype("t", Datatype::Int8), ExistsError);  // taken, by a named type
+    EXPECT_THROW(f.commit_datatype("d", Datatype::Int8), ExistsError);  // taken, by a dataset
+    EXPECT_THROW(f.commit_datatype("/", Datatype::Int8), ExistsError);
+    EXPECT_THROW(f.commit_datatype("t/inner", Datatype::Int8), ExistsError);  // a named type is not a group
+    EXPECT_THROW(f.named_datatype("d"), NotFoundError);      // a dataset, not a named type
+    EXPECT_THROW(f.named_datatype("missing"), NotFoundError);
+    EXPECT_THROW(f.dataset("t"), NotFoundError);             // a named type, not a dataset
+    EXPECT_THROW(f.group("t"), NotFoundError);
+    // Another rank's mistake is raised here too (the checks are agreed on).
+    if (f.size() > 1) EXPECT_THROW(f.commit_datatype(f.rank() == 0 ? "/" : "fine", Datatype::Int8), ExistsError);
+    EXPECT_EQ(f.kind("fine"), ObjectKind::None);
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_THROW(f.commit_datatype("new", Datatype::Int8), ReadOnlyError);
+  EXPECT_EQ(f.named_datatype("t").dtype(), Datatype::Float32);
+}
