@@ -20,12 +20,18 @@ namespace {
 
 Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
 
-// Runs fn(h5loom::Object&) on the group or dataset at `path`.
+// Runs fn(h5loom::Object&) on the group, dataset or named datatype at `path`.
 template <class Fn>
 auto on_object(OpenFile& f, const std::string& path, Fn&& fn) {
-  if (f.file.kind(path) == ObjectKind::Dataset) {
+  if (path.empty()) unsupported("attributes of a datatype committed anonymously and not linked (H5Olink it first)");
+  const ObjectKind kind = f.file.kind(path);
+  if (kind == ObjectKind::Dataset) {
     Dataset d = f.file.dataset(path);
     return fn(static_cast<h5loom::Object&>(d));
+  }
+  if (kind == ObjectKind::Datatype) {
+    NamedDatatype t = f.file.named_datatype(path);
+    return fn(static_cast<h5loom::Object&>(t));
   }
   Group g = f.file.group(path);
   return fn(static_cast<h5loom::Object&>(g));
@@ -287,7 +293,7 @@ herr_t attr_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_attr_specific
         auto& it = args->args.iterate;
         const std::string path = object_path(o, loc);
         const auto names = attribute_names(*o.file, path, it.idx_type, it.order);
-        const H5I_type_t type = o.h5().kind(path) == ObjectKind::Dataset ? H5I_DATASET : H5I_GROUP;
+        const H5I_type_t type = id_type_of(o.h5().kind(path));
         hid_t id = register_object(o, type, path);
         if (id < 0) throw UsageError("cannot register an identifier for '" + path + "'");
         struct Release {

@@ -83,7 +83,15 @@ void* dataset_create(void* obj, const H5VL_loc_params_t* loc, const char* name, 
     check_plist(lcpl, H5P_LINK_CREATE, "link creation");
     check_plist(dcpl, H5P_DATASET_CREATE, "dataset creation");
     check_plist(dapl, H5P_DATASET_ACCESS, "dataset access");
-    if (!name) unsupported("anonymous datasets (H5Dcreate_anon)");
+    if (!name) {  // H5Dcreate_anon: made when H5Olink names it
+      if (o.h5().mode() == Mode::Read)
+        throw ReadOnlyError("cannot create a dataset: file '" + o.file->name + "' is open read-only");
+      auto* d = new Object(H5I_DATASET, o, "");
+      d->anonymous = Object::Anonymous{spec_of(*o.file, "an anonymous dataset", type, space, dcpl), {}};
+      d->keep_create(dcpl);
+      d->keep_access(dapl);
+      return (void*)d;
+    }
     const std::string path = join(locate(o, loc), name);
     DatasetSpec spec = spec_of(*o.file, path, type, space, dcpl);
     if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
@@ -107,7 +115,7 @@ void* dataset_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
 std::string describe(const Object& d) { return "dataset '" + d.path + "' in file '" + d.file->name + "'"; }
 
 void write_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, const void* buf) {
-  Dataset& ds = *d.dataset;
+  Dataset& ds = d.ds();
   const Datatype dtype = ds.dtype();
   const Dims shape = ds.shape();
   const FileSelection fsel = file_selection(file_space, shape, describe(d));
@@ -159,7 +167,7 @@ constexpr uint64_t kMaxBoxOverhead = uint64_t(256) << 20;
 // independent: this rank alone (an independent transfer of a file whose
 // engine reads per rank), else collective over the file's communicator.
 void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void* buf, bool independent) {
-  Dataset& ds = *d.dataset;
+  Dataset& ds = d.ds();
   const Datatype dtype = ds.dtype();
   const Dims shape = ds.shape();
   FileSelection fsel;
@@ -246,7 +254,7 @@ hid_t space_of(const Dims& shape, const Dims& max_shape) {
 herr_t dataset_get(void* obj, H5VL_dataset_get_args_t* args, hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
     Object& d = as_object(obj);
-    Dataset& ds = *d.dataset;
+    Dataset& ds = d.ds();
     switch (args->op_type) {
       case H5VL_DATASET_GET_SPACE: args->args.get_space.space_id = space_of(ds.shape(), ds.max_shape()); return herr_t(0);
       case H5VL_DATASET_GET_TYPE: {
@@ -291,7 +299,7 @@ herr_t dataset_specific(void* obj, H5VL_dataset_specific_args_t* args, hid_t, vo
     Object& d = as_object(obj);
     switch (args->op_type) {
       case H5VL_DATASET_SET_EXTENT: {
-        Dataset& ds = *d.dataset;
+        Dataset& ds = d.ds();
         const Dims cur = ds.shape();
         const Dims want = hdf5lib::from_hsize(args->args.set_extent.size, int(cur.size()));
         // (shrinking: engines with "shrink"; the object model names the others)

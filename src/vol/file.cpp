@@ -102,6 +102,7 @@ void learn_engine(OpenFile& f) {
   f.references = has("references");
   f.attribute_edit = has("attribute_edit");
   f.independent_read = has("independent_read");
+  f.named_types = has("named_types") && offers_named_types(f.file.engine_name());
 }
 
 void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {
@@ -210,6 +211,7 @@ std::vector<hid_t> census(const Object* o, unsigned types) {
   const std::pair<unsigned, H5I_type_t> kinds[] = {{H5F_OBJ_FILE, H5I_FILE},
                                                    {H5F_OBJ_DATASET, H5I_DATASET},
                                                    {H5F_OBJ_GROUP, H5I_GROUP},
+                                                   {H5F_OBJ_DATATYPE, H5I_DATATYPE},
                                                    {H5F_OBJ_ATTR, H5I_ATTR}};
   for (const auto& [bit, type] : kinds)
     if (types & bit) H5Iiterate(type, census_one, &c);

@@ -14,7 +14,14 @@ void* group_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
     check_plist(lcpl, H5P_LINK_CREATE, "link creation");
     check_plist(gcpl, H5P_GROUP_CREATE, "group creation");
     check_plist(gapl, H5P_GROUP_ACCESS, "group access");
-    if (!name) unsupported("anonymous groups (H5Gcreate_anon)");
+    if (!name) {  // H5Gcreate_anon: made when H5Olink names it
+      if (o.h5().mode() == Mode::Read)
+        throw ReadOnlyError("cannot create a group: file '" + o.file->name + "' is open read-only");
+      auto* g = new Object(H5I_GROUP, o, "");
+      g->anonymous = Object::Anonymous{};
+      g->keep_create(gcpl);
+      return (void*)g;
+    }
     const std::string path = join(locate(o, loc), name);
     if (path == "/") throw UsageError("the root group exists (file '" + o.file->name + "')");
     if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);

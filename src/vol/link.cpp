@@ -1,7 +1,8 @@
 // Links: soft links, existence, deletion, renaming, information and
 // iteration, over the object model's link operations (engines declaring the
 // conformance group "links"). Hard links exist only as the objects' own names:
-// h5loom has no second name for an object, so H5Lcreate_hard and H5Lcopy are refused.
+// h5loom has no second name for an object, so H5Lcreate_hard and H5Lcopy are
+// refused (but for the first name of an anonymous object).
 #include <cstring>
 #include <functional>
 
@@ -60,8 +61,19 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
         o.h5().group(parent_of(path)).create_soft_link(last_name(path), args->args.soft.target);
         return herr_t(0);
       }
-      case H5VL_LINK_CREATE_HARD:
+      case H5VL_LINK_CREATE_HARD: {
+        // The one hard link h5loom makes: the first name of an anonymous
+        // object (H5Olink), which creates it there.
+        void* curr = args->args.hard.curr_obj;
+        auto* target = curr && !on_native_route(curr) ? static_cast<Object*>(curr) : nullptr;
+        if (target && target->anonymous && target->file == o.file) {
+          const std::string path = locate(o, loc);
+          if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
+          target->name_anonymous(path);
+          return herr_t(0);
+        }
         unsupported("a second name for an object (H5Lcreate_hard, H5Olink): h5loom objects have one name");
+      }
       case H5VL_LINK_CREATE_UD: unsupported("external and user-defined links");
     }
     unsupported("link type " + std::to_string(int(args->op_type)));

@@ -13,7 +13,7 @@ namespace h5loom::vol {
 
 Object::Object(H5I_type_t t, std::shared_ptr<OpenFile> f, std::string p)
     : Handle(Route::Engine), type(t), file(std::move(f)), path(std::move(p)) {
-  if (type == H5I_DATASET) dataset = file->file.dataset(path);
+  if (type == H5I_DATASET && !path.empty()) dataset = file->file.dataset(path);
   serial = file->next_serial++;
   opener = serial;
   file->live[serial] = this;
@@ -28,6 +28,30 @@ Object::~Object() {
   dataset.reset();
   if (access_plist >= 0) H5Pclose(access_plist);
   if (create_plist >= 0) H5Pclose(create_plist);
+}
+
+Dataset& Object::ds() {
+  if (!dataset)
+    throw UsageError("an anonymous dataset (H5Dcreate_anon) of file '" + file->name +
+                     "' holds no data until H5Olink gives it a name");
+  return *dataset;
+}
+
+void Object::name_anonymous(const std::string& p) {
+  switch (type) {
+    case H5I_GROUP: h5().create_group(p); break;
+    case H5I_DATASET: h5().create_dataset(p, anonymous->dataset); break;
+    case H5I_DATATYPE: h5().commit_datatype(p, anonymous->dtype); break;
+    default: throw UsageError("an anonymous object of HDF5 type " + std::to_string(int(type)));
+  }
+  path = p;
+  anonymous.reset();
+  if (type == H5I_DATASET) dataset = h5().dataset(path);
+  if (type == H5I_GROUP && create_plist >= 0) {  // H5Gget_create_plist finds it by path
+    hid_t& kept = file->group_plists[path];
+    if (kept > 0) H5Pclose(kept);
+    kept = H5Pcopy(create_plist);
+  }
 }
 
 void Object::keep_access(hid_t plist) {
@@ -54,6 +78,7 @@ void links_changed(OpenFile& f, const std::string& from, const std::string& to) 
     f.group_plists.swap(kept);
   }
   for (auto& [serial, obj] : f.live) {
+    if (obj->path.empty()) continue;  // anonymous: no link to change
     if (!from.empty() && !to.empty() && from != "/" && at_or_below(obj->path, from))
       obj->path = to + obj->path.substr(from.size());
     if (obj->type == H5I_DATASET && f.file.kind(obj->path) == ObjectKind::Dataset)
@@ -190,6 +215,26 @@ void check_plist(hid_t plist, hid_t cls, const char* what) {
   }
 }
 
+H5I_type_t id_type_of(ObjectKind k) {
+  switch (k) {
+    case ObjectKind::Group: return H5I_GROUP;
+    case ObjectKind::Dataset: return H5I_DATASET;
+    case ObjectKind::Datatype: return H5I_DATATYPE;
+    case ObjectKind::None: break;
+  }
+  return H5I_BADID;
+}
+
+H5O_type_t object_type_of(ObjectKind k) {
+  switch (k) {
+    case ObjectKind::Group: return H5O_TYPE_GROUP;
+    case ObjectKind::Dataset: return H5O_TYPE_DATASET;
+    case ObjectKind::Datatype: return H5O_TYPE_NAMED_DATATYPE;
+    case ObjectKind::None: break;
+  }
+  return H5O_TYPE_UNKNOWN;
+}
+
 void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info2_t* info) {
   std::memset(info, 0, sizeof *info);
   const ObjectKind k = f.file.kind(path);
@@ -197,11 +242,12 @@ void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info
   if (fields & H5O_INFO_BASIC) {
     info->fileno = f.fileno;
     info->token = token_of(f, path);
-    info->type = k == ObjectKind::Group ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+    info->type = object_type_of(k);
     info->rc = 1;
   }
   if (fields & H5O_INFO_NUM_ATTRS) {
     if (k == ObjectKind::Group) info->num_attrs = f.file.group(path).attribute_names().size();
+    else if (k == ObjectKind::Datatype) info->num_attrs = f.file.named_datatype(path).attribute_names().size();
     else info->num_attrs = f.file.dataset(path).attribute_names().size();
   }
   // H5O_INFO_TIME: h5loom keeps no times; they stay 0 (HDF5's "not tracked").
@@ -217,12 +263,11 @@ void* object_open(void* obj, const H5VL_loc_params_t* loc, H5I_type_t* opened_ty
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     Object& o = as_object(obj);
     const std::string path = locate(o, loc);
-    switch (o.h5().kind(path)) {
-      case ObjectKind::Group: *opened_type = H5I_GROUP; return (void*)new Object(H5I_GROUP, o, path);
-      case ObjectKind::Dataset: *opened_type = H5I_DATASET; return (void*)new Object(H5I_DATASET, o, path);
-      case ObjectKind::None: break;
-    }
-    throw NotFoundError("object '" + path + "' not found in file '" + o.file->name + "'");
+    const H5I_type_t type = id_type_of(o.h5().kind(path));
+    if (type == H5I_BADID) throw NotFoundError("object '" + path + "' not found in file '" + o.file->name + "'");
+    if (type == H5I_DATATYPE) require_named_types(*o.file);
+    *opened_type = type;
+    return (void*)new Object(type, o, path);
   });
 }
 
@@ -256,7 +301,7 @@ herr_t object_get(void* obj, const H5VL_loc_params_t* loc, H5VL_object_get_args_
       case H5VL_OBJECT_GET_TYPE: {
         const ObjectKind k = o.h5().kind(locate(o, loc));
         if (k == ObjectKind::None) throw NotFoundError("object not found in file '" + o.file->name + "'");
-        *args->args.get_type.obj_type = k == ObjectKind::Group ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+        *args->args.get_type.obj_type = object_type_of(k);
         return herr_t(0);
       }
       case H5VL_OBJECT_GET_INFO:
@@ -269,8 +314,9 @@ herr_t object_get(void* obj, const H5VL_loc_params_t* loc, H5VL_object_get_args_
 
 // H5Ovisit: the start object (".") and everything below it, links not followed.
 herr_t visit(Object& o, const std::string& start, H5VL_object_visit_args_t& v) {
-  if (o.h5().kind(start) == ObjectKind::None) throw NotFoundError("object '" + start + "' not found");
-  hid_t id = register_object(o, o.h5().kind(start) == ObjectKind::Group ? H5I_GROUP : H5I_DATASET, start);
+  const H5I_type_t type = id_type_of(o.h5().kind(start));
+  if (type == H5I_BADID) throw NotFoundError("object '" + start + "' not found");
+  hid_t id = register_object(o, type, start);
   if (id < 0) throw UsageError("cannot register an identifier for '" + start + "'");
   struct Release {
     hid_t id;

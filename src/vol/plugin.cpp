@@ -126,7 +126,7 @@ const H5VL_class_t kClass = {
     routed::kWrap,  // wraps what the native connector makes on the native route
     routed::kAttr,
     routed::kDataset,
-    routed::kDatatype,  // committed datatypes: the native route's
+    routed::kDatatype,
     routed::kFile,
     routed::kGroup,
     routed::kLink,
@@ -140,6 +140,10 @@ const H5VL_class_t kClass = {
 
 }  // namespace
 
+bool offers_named_types(const std::string& engine_name) {
+  return engine_name.substr(engine_name.rfind('>') + 1) != "hdf5";  // (rfind npos + 1 = 0: no wrapper)
+}
+
 uint64_t capability_flags(const std::string& config) {  // the engine route's
   static std::mutex lock;
   static std::map<std::string, uint64_t> known;
@@ -150,7 +154,7 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
                    H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |
                    H5VL_CAP_FLAG_BY_IDX;
   // Not H5VL_CAP_FLAG_OBJECT_MORE (H5Ocopy and reference counts are missing,
-  // though H5Oget_info and H5Ovisit work), HARD_LINKS, STORED_DATATYPES,
+  // though H5Oget_info and H5Ovisit work), HARD_LINKS,
   // FILTERS, EXTERNAL_LINKS, MOUNT, TRACK_TIMES, STORAGE_SIZE, ASYNC: h5loom has
   // none of those. The engine's conformance groups say what else it does. Which engine an
   // empty configuration means is only known per file: assume the default's.
@@ -159,11 +163,12 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
     const char* env = std::getenv("H5LOOM_ENGINE");
     name = env && *env ? env : engine::kDefaultEngine;
   }
-  std::vector<std::string> groups;
+  std::unique_ptr<engine::Engine> stack;
   {
     KeepErrorPrinting keep;
-    groups = engine::make_engine(name)->conformance_groups();
+    stack = engine::make_engine(name);
   }
+  const std::vector<std::string> groups = stack->conformance_groups();
   auto has = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
   // Links: exists and delete (basic); information, values, iteration, moves
   // (more; not H5Lcopy); soft links. No hard links to existing objects, no external links.
@@ -171,6 +176,7 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
   // Creation order covers links (group "order") and attributes ("attribute_edit").
   if (has("order") && has("attribute_edit")) flags |= H5VL_CAP_FLAG_CREATION_ORDER;
   if (has("fill")) flags |= H5VL_CAP_FLAG_FILL_VALUES;
+  if (has("named_types") && offers_named_types(stack->name())) flags |= H5VL_CAP_FLAG_STORED_DATATYPES;
   known[config] = flags;
   return flags;
 }

@@ -68,9 +68,8 @@ struct ByObject<R (*)(void*, A...)> {
   ByObject<decltype(table.member)>::call<&table, &native::table, \
                                          &std::remove_const_t<decltype(table)>::member>
 
-// The engine route has no committed datatypes and no blobs (variable-length
-// data reaches it by value): HDF5 gets an error naming it.
-const H5VL_datatype_class_t kDatatypeClass = {};
+// The engine route has no blobs (variable-length data reaches it by value):
+// HDF5 gets an error naming it.
 const H5VL_blob_class_t kBlobClass = {};
 
 // ---- files: the route is chosen here ---------------------------------------------

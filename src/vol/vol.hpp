@@ -18,6 +18,8 @@
 #include <H5VLconnector.h>
 #include <H5VLconnector_passthru.h>
 
+#include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +50,16 @@ struct Object;
 // serves it. Callbacks look at it first (route.cpp) and hand the call on.
 enum class Route : uint32_t { Engine = 0x6c6f6f6d, Native = 0x6e617476 };
 struct Handle {
+  // Zeros where HDF5 looks for a native object's location and name. HDF5
+  // 1.14.5 reads the object of every open group, dataset and attribute
+  // identifier as its own native structure in some native operations -
+  // H5Ldelete and H5Lmove update the names of open objects
+  // (H5G__name_replace_cb), H5Fget_obj_count compares their files - whatever
+  // connector made them, so a native-route file's link deletion would follow
+  // an engine-route handle's bytes as pointers. Those structures keep the
+  // object's file and name in their first 48 bytes: zeros make a handle look
+  // like a native object of no file and no name, which they skip.
+  const std::array<uint64_t, 8> native_inert{};
   const Route route;
   explicit Handle(Route r) : route(r) {}
 };
@@ -66,7 +78,7 @@ struct OpenFile {
   unsigned long fileno = 0;
   // What the engine declares (its conformance groups).
   bool links = false, order = false, fill = false, references = false, attribute_edit = false,
-       independent_read = false;
+       independent_read = false, named_types = false;
   // The creation properties groups were created with in this session, by
   // path (h5loom keeps none in the file; H5Gget_create_plist returns them).
   std::map<std::string, hid_t> group_plists;
@@ -91,8 +103,17 @@ struct Object : Handle {
   H5I_type_t type = H5I_BADID;
   std::shared_ptr<OpenFile> file;
   std::string path;                  // absolute; for an attribute: of the object that carries it
+                                     // (empty for an anonymous object not linked yet)
   std::string attr;                  // attribute name (type H5I_ATTR)
   std::optional<Dataset> dataset;    // type H5I_DATASET: the object model's handle (writes need it)
+  // An object made anonymously (H5Gcreate_anon, H5Dcreate_anon,
+  // H5Tcommit_anon): what to create when H5Olink first names it (link.cpp);
+  // then this is reset. Until then its path is empty and it holds nothing.
+  struct Anonymous {
+    DatasetSpec dataset;  // H5I_DATASET
+    Datatype dtype;       // H5I_DATATYPE
+  };
+  std::optional<Anonymous> anonymous;
   uint64_t serial = 0;
   // The file handle (its serial) this object was opened through: H5Fget_obj_count's H5F_OBJ_LOCAL.
   uint64_t opener = 0;
@@ -113,6 +134,10 @@ struct Object : Handle {
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
   File& h5() const { return file->file; }
+  // The dataset handle of an H5I_DATASET object; UsageError for an anonymous one not linked yet.
+  Dataset& ds();
+  // H5Olink of an anonymous object: creates it at `path` (collective).
+  void name_anonymous(const std::string& path);
 };
 // After links moved or went (collective): objects below `from` now live below
 // `to` (empty: they are gone), and every dataset handle is opened again.
@@ -177,6 +202,9 @@ hid_t register_object(const Object& like, H5I_type_t type, const std::string& pa
 // UsageError unless `plist` is H5P_DEFAULT or a property list of class `cls`
 // (HDF5 passes some property lists to connectors unchecked).
 void check_plist(hid_t plist, hid_t cls, const char* what);
+// What HDF5 calls an object of kind `k` (H5I_BADID / H5O_TYPE_UNKNOWN for None).
+H5I_type_t id_type_of(ObjectKind k);
+H5O_type_t object_type_of(ObjectKind k);
 // Object info (H5Oget_info) of `path`.
 void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info2_t* info);
 
@@ -184,6 +212,7 @@ void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info
 extern const H5VL_file_class_t kFileClass;
 extern const H5VL_group_class_t kGroupClass;
 extern const H5VL_dataset_class_t kDatasetClass;
+extern const H5VL_datatype_class_t kDatatypeClass;
 extern const H5VL_attr_class_t kAttrClass;
 extern const H5VL_link_class_t kLinkClass;
 extern const H5VL_object_class_t kObjectClass;
@@ -192,6 +221,14 @@ void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_
 void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t dxpl, void** req);
 // The engine configuration of the connector info on `fapl` (empty if none).
 std::string config_of(hid_t fapl);
+// Whether the engine route offers committed datatypes over the engine stack
+// `engine_name` ("trace>hdf5") that declares them. Not over the hdf5 engine:
+// HDF5 1.14.5 crashes when a native H5Ldelete or H5Lmove (which that engine
+// makes) updates the names of open committed datatypes another connector made
+// (H5G__name_replace_cb takes them for native ones: docs/vol.md#limits).
+bool offers_named_types(const std::string& engine_name);
+// UsageError unless the file offers committed datatypes (datatype.cpp).
+void require_named_types(const OpenFile& f);
 // The engine route's capability flags for an engine configuration (plugin.cpp).
 uint64_t capability_flags(const std::string& config);
 // Closes every file still open (at exit, before MPI is finalised).
