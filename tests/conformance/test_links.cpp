@@ -97,13 +97,13 @@ TEST_F(order, MembersListInCreationOrder) {
 TEST_F(fill, UnwrittenElementsReadAsTheFillValue) {
   const auto path = file_path();
   {
+    const double v = rank();  // before the file: the deferred write reads it when the file closes
     auto f = File::create(path, options());
     DatasetSpec spec;
     spec.dtype = Datatype::Float64;
     spec.shape = {4 * uint64_t(nranks())};
     spec.fill_with(-1.5);
     auto ds = f.create_dataset("partly", spec);
-    double v = rank();
     ds.write(Selection::box({4 * uint64_t(rank()) + 1}, {1}), &v, 1);  // one of four per rank
     spec.fill = {1, 2, 3};
     EXPECT_THROW(f.create_dataset("bad", spec), DatatypeError);
