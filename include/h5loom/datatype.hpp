@@ -1,6 +1,7 @@
 // Element datatypes: HDF5's data model, the part h5loom keeps.
 //
-//  * scalars: the ten native numeric types (Datatype::Int8 ... Float64);
+//  * scalars: the ten native numeric types (Datatype::Int8 ... Float64) and
+//    IEEE half precision (Datatype::Float16, held as the Float16 class);
 //  * compound: named members at byte offsets, each of any datatype (nested
 //    compounds included) - a C struct, a numpy structured dtype;
 //  * fixed-length strings: `length` bytes per element, NUL-padded, ASCII or UTF-8;
@@ -23,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,20 +47,55 @@ struct ObjectRef {
 };
 static_assert(sizeof(ObjectRef) == 8, "an ObjectRef is stored as 8 bytes");
 
-// The numeric element types (HDF5's native ones).
+// IEEE 754 half precision (binary16: HDF5's H5T_IEEE_F16LE, numpy's
+// float16), held as its 16 bits: C++17 has no half-precision type. Made from
+// any number by rounding to the nearest half, ties to even (too large: an
+// infinity, as numpy does); converts to every number type through float,
+// which holds every half exactly.
+class Float16 {
+ public:
+  constexpr Float16() = default;
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  explicit Float16(T value) : bits_(from_double(static_cast<double>(value))) {}
+  static constexpr Float16 from_bits(uint16_t bits) {
+    Float16 h;
+    h.bits_ = bits;
+    return h;
+  }
+  constexpr uint16_t bits() const { return bits_; }
+  float to_float() const;
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  explicit operator T() const {
+    return static_cast<T>(to_float());
+  }
+  // As numbers: +0 equals -0, a NaN equals nothing.
+  bool operator==(Float16 o) const { return to_float() == o.to_float(); }
+  bool operator!=(Float16 o) const { return !(*this == o); }
+
+ private:
+  static uint16_t from_double(double value);
+  uint16_t bits_ = 0;
+};
+static_assert(sizeof(Float16) == 2, "a Float16 is stored as 2 bytes");
+std::ostream& operator<<(std::ostream& os, Float16 h);
+
+// The numeric element types (HDF5's native ones, and IEEE half precision).
+// The codes are stable (the C API's loom_datatype): new ones go at the end.
 enum class Scalar : uint8_t {
   Int8, Int16, Int32, Int64,
   UInt8, UInt16, UInt32, UInt64,
   Float32, Float64,
+  Float16,
 };
 
-constexpr Scalar kAllScalars[] = {Scalar::Int8,   Scalar::Int16,  Scalar::Int32,   Scalar::Int64,  Scalar::UInt8,
-                                  Scalar::UInt16, Scalar::UInt32, Scalar::UInt64, Scalar::Float32, Scalar::Float64};
+constexpr Scalar kAllScalars[] = {Scalar::Int8,   Scalar::Int16,   Scalar::Int32,   Scalar::Int64,
+                                  Scalar::UInt8,  Scalar::UInt16,  Scalar::UInt32,  Scalar::UInt64,
+                                  Scalar::Float16, Scalar::Float32, Scalar::Float64};
 // Older name of the same list.
-inline constexpr const Scalar (&kAllDatatypes)[10] = kAllScalars;
+inline constexpr const Scalar (&kAllDatatypes)[11] = kAllScalars;
 
 // The one dispatch from a Scalar to its C++ type: calls fn(T{}) with T the
-// scalar's type (int8_t ... double) and returns what it returns.
+// scalar's type (int8_t ... double, Float16) and returns what it returns.
 template <class Fn>
 decltype(auto) dispatch_scalar(Scalar s, Fn&& fn) {
   switch (s) {
@@ -72,12 +109,13 @@ decltype(auto) dispatch_scalar(Scalar s, Fn&& fn) {
     case Scalar::UInt64: return fn(uint64_t{});
     case Scalar::Float32: return fn(float{});
     case Scalar::Float64: return fn(double{});
+    case Scalar::Float16: return fn(Float16{});
   }
   throw DatatypeError("unknown scalar type code " + std::to_string(int(s)));
 }
 
 std::size_t scalar_size(Scalar s);
-// "int8" ... "uint64", "float32", "float64".
+// "int8" ... "uint64", "float16", "float32", "float64".
 std::string scalar_name(Scalar s);
 bool is_integer(Scalar s);
 
@@ -89,7 +127,7 @@ class Datatype {
   enum class Charset : uint8_t { Ascii, Utf8 };
 
   // The scalars by their old names: Datatype::Float64 is a Datatype.
-  static const Datatype Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64;
+  static const Datatype Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64;
 
   constexpr Datatype() : Datatype(Scalar::Float64) {}
   constexpr Datatype(Scalar s) : class_(Class::Scalar), scalar_(s) {}  // NOLINT: implicit
@@ -164,6 +202,7 @@ inline const Datatype Datatype::UInt8{Scalar::UInt8};
 inline const Datatype Datatype::UInt16{Scalar::UInt16};
 inline const Datatype Datatype::UInt32{Scalar::UInt32};
 inline const Datatype Datatype::UInt64{Scalar::UInt64};
+inline const Datatype Datatype::Float16{Scalar::Float16};
 inline const Datatype Datatype::Float32{Scalar::Float32};
 inline const Datatype Datatype::Float64{Scalar::Float64};
 
@@ -219,6 +258,7 @@ template <class T>
 constexpr Scalar scalar_of() {
   using U = std::remove_cv_t<T>;
   if constexpr (std::is_same_v<U, float>) return Scalar::Float32;
+  else if constexpr (std::is_same_v<U, Float16>) return Scalar::Float16;
   else if constexpr (std::is_same_v<U, double>) return Scalar::Float64;
   else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool>) {
     if constexpr (std::is_signed_v<U>) {

@@ -94,7 +94,8 @@ class AttributeValue {
   enum class Kind { Scalar, Array, String, StringArray };
 
   AttributeValue() = default;
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool>>>
+  template <class T, class = std::enable_if_t<(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
+                                              std::is_same_v<T, Float16>>>
   AttributeValue(T v) : kind_(Kind::Scalar), dtype_(datatype_of<T>()), count_(1) {
     bytes_.resize(sizeof(T));
     std::memcpy(bytes_.data(), &v, sizeof(T));

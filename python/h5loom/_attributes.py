@@ -17,7 +17,7 @@ class AttributeManager(MutableMapping):
     """The attributes of a file, group or dataset, as a dict: ``obj.attrs["units"] = "m"``.
 
     Values are strings, lists of strings, scalars (returned as numpy scalars) or 1-D
-    arrays of int8..int64, uint8..uint64, float32, float64; references (a Reference,
+    arrays of int8..int64, uint8..uint64, float16, float32, float64; references (a Reference,
     or a list of them: read back as a Reference or an object array of them); and
     scalars or 1-D arrays of structured, enum or fixed-string dtypes (netCDF's
     REFERENCE_LIST: records with a ``ref_dtype`` field). Setting replaces any old value.

@@ -272,8 +272,8 @@ def _type_name(dt: np.dtype, what: str) -> str:
         base = _type_name(np.dtype(dt.str), what)
         names = ", ".join(f"{_quoted(str(k))}: {int(v)}" for k, v in dt.metadata["enum"].items())
         return f"enum<{base}>{{{names}}}"
-    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize not in ((1, 2, 4, 8) if dt.kind != "f" else (4, 8)):
-        raise DatatypeError(f"{what}: dtype {dt} is not supported (int8..int64, uint8..uint64, float32, float64, "
+    if dt.kind not in _SUPPORTED_KINDS or dt.itemsize not in ((1, 2, 4, 8) if dt.kind != "f" else (2, 4, 8)):
+        raise DatatypeError(f"{what}: dtype {dt} is not supported (int8..int64, uint8..uint64, float16..float64, "
                             "structured dtypes, S<n> strings, string_dtype(), ref_dtype, enum_dtype)")
     return f"{'int' if dt.kind == 'i' else 'uint' if dt.kind == 'u' else 'float'}{dt.itemsize * 8}"
 

@@ -76,7 +76,7 @@ void fits_in_memory(uint64_t n, std::size_t size, const char* arg) {
 }
 
 h5loom::Datatype to_datatype(loom_datatype t, const char* arg) {
-  if (static_cast<int>(t) < 0 || static_cast<int>(t) > LOOM_FLOAT64)
+  if (static_cast<int>(t) < 0 || static_cast<int>(t) > LOOM_FLOAT16)
     throw h5loom::DatatypeError(in_call("invalid loom_datatype value " + std::to_string(static_cast<int>(t)) +
                                         " for '" + arg + "'"));
   return static_cast<h5loom::Scalar>(t);
@@ -262,7 +262,7 @@ const char* loom_status_name(loom_status status) {
 }
 
 size_t loom_datatype_size(loom_datatype t) {
-  if (static_cast<int>(t) < 0 || static_cast<int>(t) > LOOM_FLOAT64) return 0;
+  if (static_cast<int>(t) < 0 || static_cast<int>(t) > LOOM_FLOAT16) return 0;
   return h5loom::scalar_size(static_cast<h5loom::Scalar>(t));
 }
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
+#include <ostream>
 #include <sstream>
 #include <limits>
 #include <set>
@@ -25,13 +27,56 @@ std::size_t scalar_size(Scalar s) {
 }
 
 std::string scalar_name(Scalar s) {
-  static const char* names[] = {"int8",  "int16",  "int32",  "int64",   "uint8",
-                                "uint16", "uint32", "uint64", "float32", "float64"};
+  static const char* names[] = {"int8",   "int16",  "int32",   "int64",   "uint8",  "uint16",
+                                "uint32", "uint64", "float32", "float64", "float16"};  // by code
   const auto i = static_cast<std::size_t>(s);
   return i < std::size(names) ? names[i] : "unknown";
 }
 
-bool is_integer(Scalar s) { return s != Scalar::Float32 && s != Scalar::Float64; }
+bool is_integer(Scalar s) { return s != Scalar::Float16 && s != Scalar::Float32 && s != Scalar::Float64; }
+
+// ---- half precision ----------------------------------------------------------
+// binary16: 1 sign bit, 5 exponent bits (bias 15), 10 fraction bits.
+
+uint16_t Float16::from_double(double value) {
+  uint64_t x = 0;
+  std::memcpy(&x, &value, sizeof x);
+  const auto sign = static_cast<uint16_t>((x >> 48) & 0x8000);
+  const int exponent = int((x >> 52) & 0x7ff);
+  uint64_t fraction = x & ((uint64_t(1) << 52) - 1);
+  if (exponent == 0x7ff)  // infinity, or NaN (kept a NaN: the quiet bit set)
+    return sign | 0x7c00 | (fraction ? 0x200 | uint16_t(fraction >> 42) : 0);
+  const int e = exponent - 1023 + 15;  // the half's biased exponent
+  if (e >= 31) return sign | 0x7c00;   // too large: infinity
+  // The bits to drop: 42 for a normal half; for a subnormal one, the implicit
+  // bit joins the fraction and 1 - e more go.
+  int drop = 42;
+  uint64_t kept_from = fraction;
+  if (e <= 0) {
+    if (e < -10) return sign;  // below half the smallest subnormal: zero
+    kept_from = fraction | (uint64_t(1) << 52);
+    drop = 43 - e;
+  }
+  uint64_t kept = kept_from >> drop;
+  const uint64_t rest = kept_from & ((uint64_t(1) << drop) - 1), halfway = uint64_t(1) << (drop - 1);
+  auto bits = static_cast<uint16_t>(sign | (e > 0 ? uint16_t(e) << 10 : 0) | kept);
+  // To nearest, ties to even; a carry out of the fraction raises the exponent (up to infinity), as it should.
+  if (rest > halfway || (rest == halfway && (bits & 1))) ++bits;
+  return bits;
+}
+
+float Float16::to_float() const {
+  const bool negative = bits_ & 0x8000;
+  const int exponent = (bits_ >> 10) & 0x1f;
+  const int fraction = bits_ & 0x3ff;
+  float magnitude;
+  if (exponent == 0) magnitude = std::ldexp(float(fraction), -24);  // zero or subnormal
+  else if (exponent == 31) magnitude = fraction ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else magnitude = std::ldexp(float(fraction | 0x400), exponent - 25);
+  return negative ? -magnitude : magnitude;
+}
+
+std::ostream& operator<<(std::ostream& os, Float16 h) { return os << h.to_float(); }
 
 namespace {
 
@@ -276,7 +321,8 @@ std::string format_element(const Datatype& t, const void* p) {
       return dispatch_scalar(t.scalar(), [&](auto v) {
         std::memcpy(&v, bytes, sizeof v);
         std::ostringstream os;
-        if constexpr (std::is_floating_point_v<decltype(v)>) os.precision(17);
+        if constexpr (std::is_same_v<decltype(v), Float16>) os.precision(5);  // enough to tell halves apart
+        else if constexpr (std::is_floating_point_v<decltype(v)>) os.precision(17);
         if constexpr (sizeof v == 1) os << int(v);
         else os << v;
         return os.str();
@@ -491,7 +537,8 @@ struct NameReader {
         {"uint32", Scalar::UInt32},   {"u4", Scalar::UInt32},       {"uint64", Scalar::UInt64},
         {"u8", Scalar::UInt64},       {"float32", Scalar::Float32}, {"f4", Scalar::Float32},
         {"float", Scalar::Float32},   {"float64", Scalar::Float64}, {"f8", Scalar::Float64},
-        {"double", Scalar::Float64},
+        {"double", Scalar::Float64},  {"float16", Scalar::Float16}, {"f2", Scalar::Float16},
+        {"half", Scalar::Float16},
     };
     for (const auto& [key, value] : table)
       if (w == key) return value;

@@ -5,6 +5,18 @@ namespace h5loom::hdf5lib {
 
 namespace {
 
+// IEEE half precision, in this host's byte order (h5loom's Float16 in memory)
+// or little-endian (in files). HDF5 has it from 1.14.4.
+hid_t half_type(bool in_memory) {
+#if H5_VERSION_GE(1, 14, 4)
+  if (in_memory && H5Tget_order(H5T_NATIVE_INT) == H5T_ORDER_BE) return H5T_IEEE_F16BE;
+  return H5T_IEEE_F16LE;
+#else
+  (void)in_memory;
+  throw DatatypeError("float16 needs HDF5 1.14.4 or later (this is " H5_VERS_INFO ")");
+#endif
+}
+
 hid_t native_scalar(Scalar s) {
   switch (s) {
     case Scalar::Int8: return H5T_NATIVE_INT8;
@@ -17,6 +29,7 @@ hid_t native_scalar(Scalar s) {
     case Scalar::UInt64: return H5T_NATIVE_UINT64;
     case Scalar::Float32: return H5T_NATIVE_FLOAT;
     case Scalar::Float64: return H5T_NATIVE_DOUBLE;
+    case Scalar::Float16: return half_type(/*in_memory=*/true);
   }
   return H5I_INVALID_HID;
 }
@@ -33,6 +46,7 @@ hid_t standard_scalar(Scalar s) {
     case Scalar::UInt64: return H5T_STD_U64LE;
     case Scalar::Float32: return H5T_IEEE_F32LE;
     case Scalar::Float64: return H5T_IEEE_F64LE;
+    case Scalar::Float16: return half_type(/*in_memory=*/false);
   }
   return H5I_INVALID_HID;
 }
@@ -92,6 +106,16 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
   throw DatatypeError("no HDF5 type for " + t.name());
 }
 
+}  // namespace
+
+bool is_ieee_half(hid_t type) {
+  size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
+  return H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) >= 0 && spos == 15 && epos == 10 &&
+         esize == 5 && mpos == 0 && msize == 10 && H5Tget_ebias(type) == 15;
+}
+
+namespace {
+
 Scalar scalar_of_hdf5(hid_t type, const std::string& object) {
   const H5T_class_t cls = H5Tget_class(type);
   const std::size_t size = H5Tget_size(type);
@@ -106,6 +130,7 @@ Scalar scalar_of_hdf5(hid_t type, const std::string& object) {
   } else if (cls == H5T_FLOAT) {
     if (size == 4) return Scalar::Float32;
     if (size == 8) return Scalar::Float64;
+    if (size == 2 && is_ieee_half(type)) return Scalar::Float16;
   }
   throw DatatypeError("'" + object + "' has an HDF5 datatype that h5loom does not support (class " +
                       std::to_string(static_cast<int>(cls)) + ", " + std::to_string(size) + " bytes)");

@@ -15,6 +15,9 @@ Hid file_type(const Datatype& t);
 // The h5loom datatype of an HDF5 type; DatatypeError naming `object` for the
 // HDF5 types h5loom does not model (variable-length, references, arrays, ...).
 Datatype datatype_of_hdf5(hid_t type, const std::string& object);
+// A 2-byte float of IEEE binary16's layout (Datatype::Float16; not, e.g., a
+// float of 16 bits with another exponent size).
+bool is_ieee_half(hid_t type);
 
 // Variable-length strings between h5loom's memory form (std::string elements)
 // and HDF5's (char* pointers, which HDF5 allocates on reads).

@@ -79,6 +79,7 @@ Datatype datatype_of_array(const Array& a, const std::string& what) {
         case 64: return Datatype::UInt64;
       }
     } else if (dt.code == static_cast<uint8_t>(C::Float)) {
+      if (dt.bits == 16) return Datatype::Float16;
       if (dt.bits == 32) return Datatype::Float32;
       if (dt.bits == 64) return Datatype::Float64;
     }

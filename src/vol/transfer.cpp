@@ -66,9 +66,10 @@ void convert(hid_t src_type, const void* src, hid_t dst_type, void* dst, std::si
 }  // namespace
 
 namespace {
+// A 16-bit float that is not IEEE half precision, anywhere in the type.
 bool has_half_float(hid_t type) {
   const H5T_class_t cls = H5Tget_class(type);
-  if (cls == H5T_FLOAT) return H5Tget_size(type) == 2;
+  if (cls == H5T_FLOAT) return H5Tget_size(type) == 2 && !hdf5lib::is_ieee_half(type);
   if (cls == H5T_ARRAY) {
     Hid element(H5Tget_super(type), H5Tclose);
     return has_half_float(element.get());
@@ -92,7 +93,7 @@ Datatype model_type(hid_t type, const std::string& what) {
     H5Tget_array_dims2(type, dims.data());
     return Datatype::array(model_type(element.get(), what), std::vector<uint64_t>(dims.begin(), dims.end()));
   }
-  // A compound with 16-bit floats: members in order, packed after widening.
+  // A compound with such floats: members in order, packed after widening.
   const int n = H5Tget_nmembers(type);
   std::vector<std::pair<std::size_t, int>> order;  // (offset, index): members in the order of their offsets
   for (int i = 0; i < n; ++i) order.emplace_back(H5Tget_member_offset(type, unsigned(i)), i);

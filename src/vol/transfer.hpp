@@ -28,8 +28,8 @@ struct Elements {
 };
 
 // The h5loom datatype that stores elements of the HDF5 type `type` (hdf5lib's
-// mapping, and 16-bit floats, which h5loom does not have, widened to 32 bits:
-// every value converts back exactly). DatatypeError naming `what` for the
+// mapping; IEEE half precision is Float16, and 16-bit floats of other layouts,
+// which h5loom does not have, are widened to 32 bits: every value converts back exactly). DatatypeError naming `what` for the
 // rest (arrays, variable-length sequences, opaque, bitfields, ...).
 Datatype model_type(hid_t type, const std::string& what);
 // Does an application buffer of `mem_type` hold `dtype` elements as the object model does?

@@ -176,8 +176,8 @@ static void test_groups_datasets_attributes(const char* dir) {
              "null output pointer 'out'");
   FAILS_WITH(loom_group_create_dataset(root, "e", (loom_datatype)-1, 1, four, NULL, NULL, &d), LOOM_ERR_DATATYPE,
              "invalid loom_datatype value -1 for 'dtype'");
-  FAILS_WITH(loom_group_create_dataset(root, "e", (loom_datatype)10, 1, four, NULL, NULL, &d), LOOM_ERR_DATATYPE,
-             "invalid loom_datatype value 10");
+  FAILS_WITH(loom_group_create_dataset(root, "e", (loom_datatype)11, 1, four, NULL, NULL, &d), LOOM_ERR_DATATYPE,
+             "invalid loom_datatype value 11");
   FAILS_WITH(loom_group_create_dataset(root, "e", LOOM_FLOAT64, -1, four, NULL, NULL, &d), LOOM_ERR_SELECTION,
              "invalid number of dimensions -1 for 'ndim'");
   FAILS_WITH(loom_group_create_dataset(root, "e", LOOM_FLOAT64, LOOM_MAX_RANK + 1, four, NULL, NULL, &d),
@@ -584,7 +584,7 @@ static void test_series(const char* dir) {
   FAILS_WITH(loom_particles_read_range(NULL, "x", LOOM_FLOAT64, 0, 2, back), LOOM_ERR_USAGE,
              NULL_HANDLE("loom_particles_read_range", "particles"));
   FAILS_WITH(loom_particles_read_range(q, NULL, LOOM_FLOAT64, 0, 2, back), LOOM_ERR_USAGE, "null string 'array'");
-  FAILS_WITH(loom_particles_read_range(q, "x", (loom_datatype)10, 0, 2, back), LOOM_ERR_DATATYPE, "invalid loom_datatype value 10");
+  FAILS_WITH(loom_particles_read_range(q, "x", (loom_datatype)11, 0, 2, back), LOOM_ERR_DATATYPE, "invalid loom_datatype value 11");
   FAILS_WITH(loom_particles_read_range(q, "x", LOOM_FLOAT64, 2, 1, back), LOOM_ERR_SELECTION, "'end' 1 is before 'begin' 2");
   FAILS_WITH(loom_particles_read_range(q, "x", LOOM_FLOAT64, 0, 2, NULL), LOOM_ERR_USAGE, "null buffer 'out' for 2");
   FAILS_WITH(loom_particles_read_range(q, "x", LOOM_FLOAT64, 0, (uint64_t)-1, back), LOOM_ERR_SELECTION, "overflows");

@@ -252,6 +252,26 @@ static void test_named_types(const char* path, const char* engine) {
   OK(loom_file_close(f));
 }
 
+/* Half precision: elements are IEEE binary16 bits. */
+static void test_half(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset* d = NULL;
+  loom_selection all = loom_select_all();
+  uint64_t two = 2;
+  uint16_t halves[2] = {0x3c00, 0xc000}, back[2] = {0, 0}; /* 1.0, -2.0 */
+  CHECK(loom_datatype_size(LOOM_FLOAT16) == 2);
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_create_dataset(root, "h", LOOM_FLOAT16, 1, &two, NULL, NULL, &d));
+  if (rank_ == 0) OK(loom_dataset_write(d, &all, LOOM_FLOAT16, 2, halves, LOOM_WRITE_COPY));
+  OK(loom_dataset_read(d, &all, LOOM_FLOAT16, 2, back));
+  CHECK(back[0] == 0x3c00 && back[1] == 0xc000);
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 int main(int argc, char** argv) {
   char path[4096];
   int any = 0;
@@ -269,6 +289,8 @@ int main(int argc, char** argv) {
   test_arrays(path, argv[2]);
   snprintf(path, sizeof path, "%s/capi-named-%s-np%d.h5", argv[1], argv[2], nranks_);
   test_named_types(path, argv[2]);
+  snprintf(path, sizeof path, "%s/capi-half-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_half(path, argv[2]);
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("test_capi_types (%s): %d checks, %d failed on some rank\n", argv[2], checks, any);
   MPI_Finalize();

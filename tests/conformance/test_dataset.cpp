@@ -223,6 +223,36 @@ TEST_F(datatype, EveryElementTypeRoundTripsItsExtremes) {
   type_round_trip<double>(f, rank(), nranks());
 }
 
+// IEEE half precision: its extremes (as bits: the largest, the smallest
+// normal and subnormal, negative zero), a rank's value, an attribute.
+TEST_F(datatype, HalfPrecisionRoundTrips) {
+  auto path = file_path();
+  const std::vector<uint16_t> bits = {0xfbff, 0x7bff, 0x0400, 0x0001, 0x8000, 0x3c00};  // -65504 ... 1.0
+  {
+    auto f = File::create(path, options());
+    auto ds = f.create_dataset<Float16>("half", {(bits.size() + 1) * nranks()});
+    std::vector<Float16> mine;
+    for (auto b : bits) mine.push_back(Float16::from_bits(b));
+    mine.push_back(Float16(rank() + 0.5));
+    const uint64_t n = mine.size();
+    ds.write(Selection::box({n * rank()}, {n}), std::move(mine));  // h5loom keeps the vector until the flush
+    ds.set_attribute("scale", Float16(0.25));
+    ds.set_attribute("steps", std::vector<Float16>{Float16(1), Float16(2)});
+  }
+  auto f = File::open(path, Mode::Read, options());
+  auto ds = f.dataset("half");
+  EXPECT_EQ(ds.dtype(), Datatype::Float16);
+  auto all = ds.read<Float16>();
+  ASSERT_EQ(all.size(), (bits.size() + 1) * nranks());
+  for (int r = 0; r < nranks(); ++r) {
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      EXPECT_EQ(all[r * (bits.size() + 1) + i].bits(), bits[i]) << "rank " << r << " item " << i;
+    EXPECT_EQ(float(all[r * (bits.size() + 1) + bits.size()]), r + 0.5f);
+  }
+  EXPECT_EQ(ds.attribute("scale").as<double>(), 0.25);  // attributes convert to any number type
+  EXPECT_EQ(ds.attribute("steps").as_vector<Float16>()[1].bits(), 0x4000);
+}
+
 TEST_F(datatype, TypesSurviveReopen) {
   auto path = file_path();
   {

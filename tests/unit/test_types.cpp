@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <cmath>
 #include <cstring>
 
 #include "h5loom/types.hpp"
@@ -82,4 +83,37 @@ TEST(Datatype, ReferencesInElementsAreVisitedAndPaddingCleared) {
   for (std::size_t b = 12; b < 16; ++b) EXPECT_EQ(bytes[b], 0) << "padding byte " << b;
   EXPECT_EQ(v.to_string(), "[{ref: reference 105, dim: 0}, {ref: reference 100, dim: 1}]");
   EXPECT_EQ(AttributeValue(std::vector<ObjectRef>{ObjectRef{3}}).as_references().at(0).token, 3u);
+}
+
+// Half precision: numpy's float16 bits for the same numbers (np.float16(x).view("u2")).
+TEST(Datatype, HalfPrecisionRoundsToNearestEven) {
+  auto bits = [](double x) { return Float16(x).bits(); };
+  EXPECT_EQ(bits(1.0), 0x3c00);
+  EXPECT_EQ(bits(-2.0), 0xc000);
+  EXPECT_EQ(bits(0.1), 0x2e66);
+  EXPECT_EQ(bits(65504.0), 0x7bff);                 // the largest half
+  EXPECT_EQ(bits(65519.0), 0x7bff);                 // below the tie: the largest
+  EXPECT_EQ(bits(65520.0), 0x7c00);                 // the tie rounds to even: infinity
+  EXPECT_EQ(bits(1e6), 0x7c00);
+  EXPECT_EQ(bits(-1e6), 0xfc00);
+  EXPECT_EQ(bits(std::ldexp(1.0, -14)), 0x0400);    // the smallest normal
+  EXPECT_EQ(bits(std::ldexp(1.0, -24)), 0x0001);    // the smallest subnormal
+  EXPECT_EQ(bits(std::ldexp(1.0, -25)), 0x0000);    // its half: the tie rounds to even, zero
+  EXPECT_EQ(bits(std::ldexp(3.0, -26)), 0x0001);    // above the tie
+  EXPECT_EQ(bits(std::ldexp(1023.0, -24)), 0x03ff); // the largest subnormal
+  EXPECT_EQ(bits(1.0 + std::ldexp(1.0, -11)), 0x3c00);      // a tie below an even fraction: down
+  EXPECT_EQ(bits(1.0 + 3 * std::ldexp(1.0, -11)), 0x3c02);  // a tie below an odd one: up
+  EXPECT_EQ(bits(-0.0), 0x8000);
+  EXPECT_EQ(bits(1e-30), 0x0000);
+  EXPECT_TRUE(std::isnan(Float16(std::nan("")).to_float()));
+  EXPECT_TRUE(std::isinf(Float16::from_bits(0x7c00).to_float()));
+  for (uint32_t b = 0; b < 0x10000; ++b) {  // every half survives float and back
+    const Float16 h = Float16::from_bits(uint16_t(b));
+    if (!std::isnan(h.to_float())) EXPECT_EQ(Float16(h.to_float()).bits(), b) << b;
+  }
+  EXPECT_EQ(float(Float16::from_bits(0x0001)), std::ldexp(1.0f, -24));
+  EXPECT_EQ(datatype_from_name("f2"), Datatype::Float16);
+  EXPECT_EQ(datatype_size(Datatype::Float16), 2u);
+  const Float16 third = Float16::from_bits(0x3555);
+  EXPECT_EQ(format_element(Datatype::Float16, &third), "0.33325");
 }

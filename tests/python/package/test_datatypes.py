@@ -132,3 +132,20 @@ def test_array_datatypes(tmp_path, engine):
         assert f["b"].dtype == body
         np.testing.assert_array_equal(f["b"][...]["pos"], [[1, 2, 3], [4, 5, 6]])
         assert f.attrs["origin"]["pos"].tolist() == [0.5, 0.5, 0.5]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_half_precision(tmp_path, engine):
+    """numpy float16 datasets, attributes and structured fields, bit for bit."""
+    path = tmp_path / "h.h5"
+    values = np.array([0.1, -65504, 6e-8, np.inf, -0.0, 1 / 3], dtype=np.float16)
+    rec = np.dtype([("t", "<f2"), ("n", "<i4")])
+    with h5loom.File(path, "w", engine=engine) as f:
+        d = f.create_dataset("h", data=values)
+        d.attrs["scale"] = np.float16(0.25)
+        f.create_dataset("r", data=np.array([(1.5, 7)], dtype=rec))
+    with h5loom.File(path, "r") as f:
+        assert f["h"].dtype == np.float16
+        np.testing.assert_array_equal(f["h"][...].view("<u2"), values.view("<u2"))
+        assert f["h"].attrs["scale"] == np.float16(0.25)
+        assert f["r"].dtype == rec and f["r"][0]["t"] == np.float16(1.5)

@@ -194,6 +194,19 @@ def test_listing_members(path):
     stock_read(path)  # stock h5py opens it
 
 
+def test_half_precision(path):
+    """numpy float16 through the connector: stored as half precision, read back bit for bit."""
+    values = np.array([0.1, -65504, 6e-8, 1 / 3], dtype=np.float16) + np.float16(R)
+    with open_file(path, "w") as f:
+        d = f.create_dataset("h", shape=(4 * N,), dtype="f2")
+        d[4 * R:4 * R + 4] = values
+    with open_file(path, "r") as f:
+        assert f["h"].dtype == np.float16
+        np.testing.assert_array_equal(f["h"][4 * R:4 * R + 4].view("u2"), values.view("u2"))
+    got = stock_read(path)
+    assert np.array_equal(np.float16(got["h"][4 * R]), values[0])
+
+
 def test_committed_datatypes(path):
     """h5py's named types (H5Tcommit2) with an attribute, a dataset of one, and
     stock h5py reading them (the log engine's front file commits them too)."""
