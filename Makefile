@@ -66,7 +66,7 @@ demo: build
 
 test: build
 	rm -rf $(BUILD)/conformance $(BUILD)/vol-api-table.md
-	ctest --test-dir $(BUILD) --output-on-failure --timeout 900; status=$$?; \
+	ctest --test-dir $(BUILD) --output-on-failure --timeout 900 -j $(JOBS); status=$$?; \
 	  $(PYTHON) tools/conformance_table.py $(BUILD)/conformance; \
 	  if [ -f $(BUILD)/vol-api-table.md ]; then echo "HDF5's serial API tests through the VOL connector:"; \
 	    cat $(BUILD)/vol-api-table.md; fi; exit $$status
@@ -123,7 +123,7 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sanitizer_tests
 	rm -rf $(ASAN_BUILD)/conformance
 	$(ASAN_ENV) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -R '^unit$$'
-	$(ASAN_ENV) ctest --test-dir $(ASAN_BUILD) --output-on-failure --timeout 900 -R '$(ASAN_TESTS)'
+	$(ASAN_ENV) ctest --test-dir $(ASAN_BUILD) --output-on-failure --timeout 900 -j $(JOBS) -R '$(ASAN_TESTS)'
 
 # fuzz: the libFuzzer target over the log engine's reader, FUZZ_SECONDS long,
 # from a seed corpus of real files (Clang, ASan+UBSan, in $(FUZZ_BUILD)).
@@ -155,7 +155,7 @@ sanitize-ci: deps
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target sanitizer_tests log_reader_fuzzer
 	rm -rf $(FUZZ_BUILD)/conformance
 	$(ASAN_ENV) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R '^unit$$'
-	$(ASAN_ENV) ctest --test-dir $(FUZZ_BUILD) --output-on-failure --timeout 900 -R '$(ASAN_TESTS)|^fuzz-pass$$'
+	$(ASAN_ENV) ctest --test-dir $(FUZZ_BUILD) --output-on-failure --timeout 900 -j $(JOBS) -R '$(ASAN_TESTS)|^fuzz-pass$$'
 
 clean:
 	rm -rf $(BUILD)
