@@ -108,8 +108,9 @@ void convert_file(const std::string& in, const std::string& out, const FileOptio
       return;
     }
     if (kind == ObjectKind::Datatype) {  // an engine without named datatypes refuses, naming it
-      auto t = dst.commit_datatype(path, src.named_datatype(path).dtype());
-      copy_attributes(src.named_datatype(path), t, false, refs);
+      const auto from = src.named_datatype(path);
+      auto t = dst.commit_datatype(path, from.dtype());
+      copy_attributes(from, t, false, refs);
       return;
     }
     auto ds = src.dataset(path);
