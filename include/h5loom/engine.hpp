@@ -1,4 +1,4 @@
-// The engine interface (version 4): the one small set of operations every
+// The engine interface (version 5): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -53,7 +53,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 4
+#define H5LOOM_ENGINE_ABI_VERSION 5
 
 namespace h5loom::engine {
 
@@ -232,6 +232,17 @@ class Engine {
   // A path of the object `token` names; NotFoundError if it names none (it was
   // removed, or the value was never a token of this file).
   virtual std::string object_path(FileHandle& f, uint64_t token);
+
+  // ---- hard links (conformance group "hard_links"; with "links" and "references") --
+  // A second name `path` for the existing group, dataset or named datatype
+  // `target` (links followed; the parent of `path` exists, `path` does not).
+  // Every name of an object is equal: unlink() of one removes that name, and
+  // the object goes (with everything below it) with its last name. The default
+  // raises UsageError.
+  virtual void create_hard_link(FileHandle& f, const std::string& path, const std::string& target);
+  // How many hard links name the object at `path` (links followed). The
+  // default, for engines whose objects have one name each, is 1.
+  virtual uint64_t link_count(FileHandle& f, const std::string& path);
 
   // ---- named datatypes (conformance group "named_types") ----------------------
   // An engine without them keeps these defaults, which raise UsageError.

@@ -199,7 +199,9 @@ class Group : public Object {
   std::vector<std::string> list_in_creation_order() const;
 
   // ---- links (engines declaring "links"); collective, and flush points ----
-  // Deletes a dataset, a soft link, or a group with everything below it.
+  // Deletes the link `path`: a soft link, a hard link, or an object's name.
+  // The object goes, a group with everything below it, when its last name
+  // does (engines declaring "hard_links" can give objects several names).
   void remove(const std::string& path);
   // Renames `from` to `to` (missing parents of `to` are created; `to` must not exist).
   void move(const std::string& from, const std::string& to);
@@ -208,6 +210,15 @@ class Group : public Object {
   void create_soft_link(const std::string& path, const std::string& target);
   // The target if `path` is a soft link.
   std::optional<std::string> soft_link(const std::string& path) const;
+  // ---- hard links (engines declaring "hard_links"); collective ----
+  // A second name `path` for the group, dataset or named datatype `target`
+  // (absolute, or relative to this group; links followed). Missing parents of
+  // `path` are created; `path` must not exist. Every name of an object is
+  // equal: writes, attributes and references through either reach the same
+  // object, and remove() of one leaves the others.
+  void create_hard_link(const std::string& path, const std::string& target);
+  // How many names (hard links) the object at `path` has: 1 unless hard links were made.
+  uint64_t link_count(const std::string& path) const;
   // ---- named datatypes (engines declaring "named_types"); collective ----
   // Keeps `dtype` in the file as the named datatype `path` (missing parent
   // groups are created; `path` must not exist).
@@ -223,7 +234,8 @@ class Group : public Object {
   std::string dereference(ObjectRef ref) const;
 
   // Every group, dataset and named datatype below this group, depth first,
-  // members in name order: fn(absolute path, kind). Collective like list().
+  // members in name order: fn(absolute path, kind). An object with several
+  // names is visited once, by the first name met. Collective like list().
   void visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const;
 
  protected:

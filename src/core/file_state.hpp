@@ -27,7 +27,11 @@ struct FileState {
   int size = 1;
   bool open = false;
   std::size_t unflushed_puts = 0;  // writes put on this rank since the last flush point
-  std::map<std::string, DatasetInfo> datasets;
+  // The datasets opened, by path. Every name of one dataset (soft and hard
+  // links) shares one entry when the engine has tokens: a change of shape
+  // through one name is seen through the others.
+  std::map<std::string, std::shared_ptr<DatasetInfo>> datasets;
+  std::map<uint64_t, std::weak_ptr<DatasetInfo>> datasets_by_token;
 
   ~FileState();
 
@@ -50,7 +54,12 @@ struct FileState {
   // forever, so the file is left unclosed and - unless H5LOOM_ABORT_ON_ERROR=0
   // - the job ends with a message.
   void close_on_error(const std::string& error = {});
+  // The cached entry of dataset `path`, filled from the engine if missing (collective then).
   const DatasetInfo& dataset_info(const std::string& path);
+  // Collective: the entry of `path` (and so of its other names) read again from the engine.
+  void refresh_dataset(const std::string& path);
+  // Collective (after a link moves or goes): every entry is dropped.
+  void forget_datasets();
   // Whether the engine stack declares the conformance group `group`.
   bool supports(const std::string& group) const;
   // "file 'a.h5'" — every error message starts from this.

@@ -20,7 +20,7 @@ bool at_or_below(const std::string& path, const std::string& base) {
 // at or below it, but under any soft link that led there. All of them go
 // (collectively: every rank makes the call); a dataset handle is opened again
 // before its next write (Dataset::enqueue_write).
-void forget_datasets(FileState& f) { f.datasets.clear(); }
+void forget_datasets(FileState& f) { f.forget_datasets(); }
 
 }  // namespace
 
@@ -85,6 +85,37 @@ void Group::create_soft_link(const std::string& path, const std::string& target)
   create_parents(abs);
   require_absent(abs, "soft link");
   f.engine->create_soft_link(*f.handle, abs, target_abs);
+}
+
+void Group::create_hard_link(const std::string& path, const std::string& target) {
+  auto& f = state();
+  const std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_hard_link", f.filename, abs);
+  std::string target_abs;
+  f.agree([&] {
+    f.require_writable("create hard link '" + abs + "'");
+    if (target.empty()) throw UsageError("cannot create hard link '" + abs + "': the target is empty");
+    target_abs = resolve(target);
+    // Before any parent group is made: an engine without them would refuse only after.
+    if (!f.supports("hard_links"))
+      throw UsageError("cannot create hard link '" + abs + "' in " + f.describe_file() + ": engine '" +
+                       f.engine->name() + "' gives each object one name (conformance group 'hard_links')");
+  });
+  if (f.engine->kind(*f.handle, target_abs) == ObjectKind::None)
+    throw NotFoundError("cannot create hard link '" + abs + "' to '" + target_abs + "': nothing of that name in " +
+                        f.describe_file());
+  require_absent(abs, "hard link");
+  create_parents(abs);
+  f.engine->create_hard_link(*f.handle, abs, target_abs);
+}
+
+uint64_t Group::link_count(const std::string& path) const {
+  auto& f = state();
+  const std::string abs = resolve(path);
+  f.require_open("count the links to '" + abs + "'");
+  if (f.engine->kind(*f.handle, abs) == ObjectKind::None)
+    throw NotFoundError("cannot count the links to '" + abs + "': nothing of that name in " + f.describe_file());
+  return f.engine->link_count(*f.handle, abs);
 }
 
 ObjectRef Group::reference(const std::string& path) const {

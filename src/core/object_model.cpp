@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <set>
 
 #include "core/file_state.hpp"
 #include "core/mpi_util.hpp"
@@ -110,7 +111,7 @@ void FileState::close() {
   }
   engine->close(*handle);
   handle.reset();
-  datasets.clear();
+  forget_datasets();
 }
 
 bool FileState::supports(const std::string& group) const {
@@ -120,8 +121,26 @@ bool FileState::supports(const std::string& group) const {
 
 const DatasetInfo& FileState::dataset_info(const std::string& path) {
   auto it = datasets.find(path);
-  if (it != datasets.end()) return it->second;
-  return datasets[path] = engine->dataset_info(*handle, path);
+  if (it != datasets.end()) return *it->second;
+  refresh_dataset(path);
+  return *datasets.at(path);
+}
+
+void FileState::refresh_dataset(const std::string& path) {
+  DatasetInfo info = engine->dataset_info(*handle, path);
+  std::shared_ptr<DatasetInfo>& entry = datasets[path];
+  if (!entry && supports("references")) {  // another name of it may be open
+    std::weak_ptr<DatasetInfo>& by_token = datasets_by_token[engine->object_token(*handle, path)];
+    entry = by_token.lock();
+    if (!entry) by_token = entry = std::make_shared<DatasetInfo>();
+  }
+  if (!entry) entry = std::make_shared<DatasetInfo>();
+  *entry = std::move(info);
+}
+
+void FileState::forget_datasets() {
+  datasets.clear();
+  datasets_by_token.clear();
 }
 
 }  // namespace detail
@@ -357,8 +376,8 @@ Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) 
   create_parents(abs);
   require_absent(abs, "dataset");
   f.engine->create_dataset(*f.handle, abs, spec);
-  f.datasets.erase(abs);
-  f.dataset_info(abs);
+  f.datasets.erase(abs);  // (a new dataset: no name of it can be open)
+  f.refresh_dataset(abs);
   return Dataset(file_, abs);
 }
 
@@ -387,13 +406,23 @@ std::vector<std::string> Group::list() const {
 }
 
 void Group::visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const {
-  for (const auto& name : list()) {
-    std::string path = path_ == "/" ? "/" + name : path_ + "/" + name;
-    if (soft_link(name)) continue;  // not followed: a link to a group above would never end
-    auto k = kind(name);
-    fn(path, k);
-    if (k == ObjectKind::Group) group(name).visit(fn);
-  }
+  auto& f = state();
+  // With hard links an object can be met twice, and a group can hold a name
+  // of one above it: objects already met (by token) are skipped.
+  const bool several_names = f.supports("hard_links");
+  std::set<uint64_t> met;
+  if (several_names) met.insert(f.engine->object_token(*f.handle, path_));
+  std::function<void(const Group&)> walk = [&](const Group& g) {
+    for (const auto& name : g.list()) {
+      if (g.soft_link(name)) continue;  // not followed: a link to a group above would never end
+      std::string path = g.path_ == "/" ? "/" + name : g.path_ + "/" + name;
+      if (several_names && !met.insert(f.engine->object_token(*f.handle, path)).second) continue;
+      auto k = g.kind(name);
+      fn(path, k);
+      if (k == ObjectKind::Group) walk(g.group(name));
+    }
+  };
+  walk(*this);
 }
 
 // ---- Dataset -------------------------------------------------------------------
@@ -453,8 +482,7 @@ void Dataset::change_shape(const Dims& new_shape, bool may_shrink, const char* o
   });
   f.flush();
   f.engine->extend(*f.handle, path_, new_shape);
-  f.datasets.erase(path_);
-  f.dataset_info(path_);
+  f.refresh_dataset(path_);
 }
 
 // An owned copy of `n` strings for an engine; DatatypeError for a NUL inside
@@ -514,7 +542,7 @@ void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* da
     throw UsageError("cannot write dataset '" + path_ + "' in " + f.describe_file() +
                      ": objects of the file were moved or removed since this handle was made; open it again "
                      "(File::dataset, collective) before writing");
-  const DatasetInfo& inf = cached->second;
+  const DatasetInfo& inf = *cached->second;
   check_transfer(f, path_, inf, sel, dtype, data, n, "write");
   const bool profiling = profile::enabled();
   profile::Scope prof(profile::Layer::Api, profile::Kind::Write, "write", f.filename, path_,

@@ -69,6 +69,10 @@ void Engine::create_soft_link(FileHandle&, const std::string& path, const std::s
   unsupported(*this, "create the soft link '" + path + "'", "links");
 }
 std::optional<std::string> Engine::soft_link(FileHandle&, const std::string&) { return std::nullopt; }
+void Engine::create_hard_link(FileHandle&, const std::string& path, const std::string& target) {
+  unsupported(*this, "create the hard link '" + path + "' to '" + target + "'", "hard_links");
+}
+uint64_t Engine::link_count(FileHandle&, const std::string&) { return 1; }
 std::vector<std::string> Engine::list_in_creation_order(FileHandle&, const std::string& group) {
   unsupported(*this, "list group '" + group + "' in creation order", "order");
 }

@@ -116,6 +116,20 @@ std::optional<std::string> ForwardingEngine::soft_link(FileHandle& fh, const std
   return target;
 }
 
+void ForwardingEngine::create_hard_link(FileHandle& fh, const std::string& path, const std::string& target) {
+  auto& f = wrapped(fh);
+  around(f, Call{"create_hard_link", path, true, [&] { return quoted(path) + ", " + quoted(target); }},
+         [&] { inner_->create_hard_link(*f.inner, path, target); });
+}
+
+uint64_t ForwardingEngine::link_count(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  uint64_t count = 0;
+  around(f, Call{"link_count", path, true, [&] { return quoted(path); }},
+         [&] { count = inner_->link_count(*f.inner, path); });
+  return count;
+}
+
 std::vector<std::string> ForwardingEngine::list_in_creation_order(FileHandle& fh, const std::string& group) {
   auto& f = wrapped(fh);
   std::vector<std::string> names;

@@ -10,11 +10,7 @@ using namespace h5loom::logengine;
 
 namespace {
 
-Tree with_root() {
-  Tree t;
-  t.nodes["/"].kind = ObjectKind::Group;
-  return t;
-}
+Tree with_root() { return Tree(); }
 
 // An operation as a log stores it: through CBOR and back.
 Json decode_round_trip(const Json& op) {
@@ -123,6 +119,63 @@ TEST(LogMetadata, NamedTypesAreObjectsWithTokens) {
   EXPECT_THROW(apply_op(t, group_op("/colour/x"), "test"), CorruptionError);
   EXPECT_THROW(apply_op(t, type_op("/colour", Datatype::Int8), "test"), CorruptionError);
   EXPECT_THROW(apply_op(t, type_op("/missing/t", Datatype::Int8), "test"), CorruptionError);
+}
+
+// Version 8: a `hardlink` names an object by its token; the object moves to
+// a hard link outside what goes when its own path goes.
+TEST(LogMetadata, HardLinksKeepObjectsAndTheirMembers) {
+  Tree t = with_root();
+  apply_op(t, group_op("/a"), "test");
+  apply_op(t, group_op("/a/b"), "test");
+  apply_op(t, dataset_op("/a/b/d", Datatype::Int32, {2}, {2}, {}), "test");
+  apply_op(t, group_op("/keep"), "test");
+  const uint64_t b = t.find("/a/b")->token, a = t.find("/a")->token;
+  apply_op(t, decode_round_trip(hardlink_op("/keep/b2", b)), "test");
+  apply_op(t, hardlink_op("/a/b/up", a), "test");  // a cycle: /a/b/up/b/up/...
+  EXPECT_EQ(t.link_count(b), 2u);
+  EXPECT_EQ(t.resolve("/keep/b2/d"), "/a/b/d");
+  EXPECT_EQ(t.resolve("/a/b/up/b/up/b/d"), "/a/b/d");
+  EXPECT_EQ(t.find("/keep")->order, (std::vector<std::string>{"b2"}));
+  // /a goes: /a/b lives on at its hard link, with its dataset and its link
+  // up to /a - which keeps /a, there, still holding its name b (as HDF5 does).
+  apply_op(t, unlink_op("/a"), "test");
+  EXPECT_EQ(t.find("/a"), nullptr);
+  ASSERT_NE(t.find("/keep/b2/d"), nullptr);
+  EXPECT_EQ(t.dataset_paths.at(0), "/keep/b2/d");
+  EXPECT_EQ(t.path_of_token(b), "/keep/b2");
+  EXPECT_EQ(t.path_of_token(a), "/keep/b2/up");
+  EXPECT_EQ(t.link_count(b), 2u);
+  EXPECT_EQ(t.link_count(a), 1u);
+  EXPECT_EQ(t.resolve("/keep/b2/up/b/d"), "/keep/b2/d");
+  EXPECT_EQ(t.find("/keep/b2")->children, (std::set<std::string>{"d", "up"}));
+  apply_op(t, unlink_op("/keep/b2/up"), "test");  // now the cycle's other side goes, and the link it held
+  EXPECT_EQ(t.path_of_token(a), "");
+  EXPECT_EQ(t.link_count(b), 1u);
+  EXPECT_EQ(t.find("/keep")->order, (std::vector<std::string>{"b2"}));
+  EXPECT_EQ(t.find("/")->order, (std::vector<std::string>{"keep"}));
+  // Unlinking a hard link leaves the object.
+  apply_op(t, hardlink_op("/d2", t.find("/keep/b2/d")->token), "test");
+  apply_op(t, unlink_op("/d2"), "test");
+  EXPECT_NE(t.find("/keep/b2/d"), nullptr);
+  EXPECT_EQ(t.link_count(t.find("/keep/b2/d")->token), 1u);
+  // A member carried out by one move can keep another: /x/g goes, /x/g/m
+  // moves to /m1, whose hard link then keeps /x/g/n.
+  apply_op(t, group_op("/x"), "test");
+  apply_op(t, group_op("/x/g"), "test");
+  apply_op(t, group_op("/x/g/m"), "test");
+  apply_op(t, group_op("/x/g/n"), "test");
+  apply_op(t, hardlink_op("/x/g/m/to_n", t.find("/x/g/n")->token), "test");
+  apply_op(t, hardlink_op("/m1", t.find("/x/g/m")->token), "test");
+  apply_op(t, unlink_op("/x/g"), "test");
+  EXPECT_EQ(t.find("/x/g"), nullptr);
+  ASSERT_NE(t.find("/m1/to_n"), nullptr);
+  EXPECT_EQ(t.find("/m1/to_n")->kind, ObjectKind::Group);
+  EXPECT_EQ(t.resolve("/m1/to_n"), "/m1/to_n");  // the object itself lives there now
+  EXPECT_EQ(t.find("/x")->children, std::set<std::string>{});
+  // Crafted: a hard link to no object, or at a taken path.
+  EXPECT_THROW(apply_op(t, hardlink_op("/y", 999), "test"), CorruptionError);
+  EXPECT_THROW(apply_op(t, hardlink_op("/m1", kRootToken), "test"), CorruptionError);
+  EXPECT_THROW(apply_op(t, hardlink_op("/nowhere/y", kRootToken), "test"), CorruptionError);
 }
 
 TEST(LogMetadata, DecodingRefusesDeepNestingAndNonArrays) {

@@ -90,7 +90,7 @@ class Hdf5Engine final : public engine::Engine {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
                                     "order",    "fill",   "external", "references", "attribute_edit", "arrays", "shrink",
-                                    "named_types"};
+                                    "named_types", "hard_links"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -333,6 +333,24 @@ class Hdf5Engine final : public engine::Engine {
     auto& f = cast(fh);
     check(H5Lcreate_soft(target.c_str(), f.file.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT),
           "creating soft link '" + path + "' in file '" + f.name + "'");
+  }
+  void create_hard_link(FileHandle& fh, const std::string& path, const std::string& target) override {
+    auto& f = cast(fh);
+    check(H5Lcreate_hard(f.file.get(), target.c_str(), f.file.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+          "creating hard link '" + path + "' to '" + target + "' in file '" + f.name + "'");
+  }
+  uint64_t link_count(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+#if H5_VERSION_GE(1, 12, 0)
+    H5O_info2_t info;
+    check(H5Oget_info_by_name3(f.file.get(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT),
+          "reading object '" + path + "' in file '" + f.name + "'");
+#else
+    H5O_info_t info;
+    check(H5Oget_info_by_name2(f.file.get(), path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT),
+          "reading object '" + path + "' in file '" + f.name + "'");
+#endif
+    return info.rc;
   }
   std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);

@@ -311,15 +311,31 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   e->write_attribute(*h, "/", kFrontId, AttributeValue(hex_id(header.file_id)));
   e->write_attribute(*h, "/", kFrontEpoch, AttributeValue(epoch));
   std::vector<std::string> log_only;
-  std::vector<std::string> made;  // objects made, for their attributes and held values below
+  std::vector<std::pair<std::string, const Node*>> made;  // objects made, for their attributes and held values below
+  // An object with hard links is made at the first of its names met; the
+  // others are hard links to it there (or, for data in the log only, the same
+  // dangling soft link).
+  std::map<uint64_t, std::string> made_at{{kRootToken, "/"}};  // by token
+  std::map<uint64_t, std::string> dangling;                      // by token: the log-only soft link's target
   bool sources_group = false;
   for (const auto& p : in_creation_order(tree)) {
-    const Node& node = tree.nodes.at(p);
-    if (!node.link.empty()) {
-      e->create_soft_link(*h, p, node.link);
+    const Node& entry = tree.nodes.at(p);
+    if (!entry.link.empty()) {
+      e->create_soft_link(*h, p, entry.link);
       continue;
     }
+    const Node& node = entry.hard ? tree.nodes.at(tree.path_of_token(entry.hard)) : entry;
     if (p != "/") {
+      if (auto first = made_at.find(node.token); first != made_at.end()) {
+        if (auto d = dangling.find(node.token); d != dangling.end()) {
+          e->create_soft_link(*h, p, d->second);
+          log_only.push_back(p);
+        } else {
+          e->create_hard_link(*h, p, first->second);
+        }
+        continue;
+      }
+      made_at[node.token] = p;
       if (node.kind == ObjectKind::Group) {
         e->create_group(*h, p);
       } else if (node.kind == ObjectKind::Datatype) {
@@ -356,19 +372,21 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           e->create_dataset(*h, p, spec);
         } else {
           // A dangling link: stock HDF5 tools report it instead of showing wrong values.
-          e->create_soft_link(*h, p, "/h5loom: data in the log only (" + plan.why_not + "); run: h5loom convert");
+          const std::string target = "/h5loom: data in the log only (" + plan.why_not + "); run: h5loom convert";
+          e->create_soft_link(*h, p, target);
+          dangling[node.token] = target;
           log_only.push_back(p);
           continue;
         }
       }
     }
-    made.push_back(p);
+    made.emplace_back(p, &node);
   }
   // Then what may refer to any object: attributes, and the datasets the
   // metadata holds (their references translated to the front file's).
   FrontReferences refs(tree, *e, *h);
-  for (const auto& p : made) {
-    const Node& node = tree.nodes.at(p);
+  for (const auto& [p, object] : made) {
+    const Node& node = *object;
     for (const auto& name : node.attr_order) {  // in creation order, which the front file keeps
       if (p == "/" && (name == kFrontMarker || name == kFrontId || name == kFrontEpoch)) continue;
       e->write_attribute(*h, p, name, refs.translated(node.attrs.at(name)));

@@ -32,7 +32,7 @@ class LogEngine final : public engine::Engine {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
             "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read", "shrink",
-            "named_types"};
+            "named_types", "hard_links"};
   }
 
   // ---- storage ----
@@ -121,7 +121,7 @@ class LogEngine final : public engine::Engine {
   }
 
   // ---- tree ----
-  // Soft links are followed everywhere but at the last step of the path of
+  // Links (soft and hard) are followed everywhere but at the last step of the path of
   // a link being created, deleted, moved or asked about.
   ObjectKind kind(FileHandle& fh, const std::string& path) override {
     const Node* n = cast(fh).catalog.tree.find(path);
@@ -147,12 +147,26 @@ class LogEngine final : public engine::Engine {
   }
   void move(FileHandle& fh, const std::string& from, const std::string& to) override {
     auto& f = writable(fh, "move '" + from + "'");
-    record(f, move_op(link_path(f, from), link_path(f, to)));
+    const std::string src = link_path(f, from), dst = link_path(f, to);
+    // Through a hard link, `to` may lie inside `from` although its path does not.
+    if (dst == src || dst.compare(0, src.size() + 1, src + "/") == 0)
+      throw UsageError("cannot move '" + from + "' to '" + to + "' in " + f.where() + ": the destination is inside it (" +
+                       dst + ")");
+    record(f, move_op(src, dst));
     f.writing->last_dataset_id = -1;
   }
   void create_soft_link(FileHandle& fh, const std::string& path, const std::string& target) override {
     auto& f = writable(fh, "create soft link '" + path + "'");
     record(f, softlink_op(link_path(f, path), target));
+  }
+  // A hard link is a node naming its object's token (a `hardlink` operation).
+  void create_hard_link(FileHandle& fh, const std::string& path, const std::string& target) override {
+    auto& f = writable(fh, "create hard link '" + path + "'");
+    record(f, hardlink_op(link_path(f, path), node(f, target).token));
+  }
+  uint64_t link_count(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    return f.catalog.tree.link_count(node(f, path).token);
   }
   std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);

@@ -58,6 +58,103 @@ std::string parent_of(const std::string& p) {
 }
 std::string name_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
+bool at_or_below(const std::string& path, const std::string& base) {
+  return path == base || base == "/" || path.compare(0, base.size() + 1, base + "/") == 0;
+}
+
+// The paths of the nodes at or below `from`, parents before their members
+// (a path sorts after its prefixes; those below `from` sort together).
+std::vector<std::string> subtree(const Tree& t, const std::string& from) {
+  std::vector<std::string> out;
+  if (t.nodes.count(from)) out.push_back(from);
+  const std::string prefix = from == "/" ? "/" : from + "/";
+  for (auto it = t.nodes.lower_bound(prefix); it != t.nodes.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+    if (it->first != from) out.push_back(it->first);
+  return out;
+}
+
+// A name joins or leaves its group's members (the group exists).
+void attach(Tree& t, const std::string& p) {
+  Node& parent = t.nodes.at(parent_of(p));
+  parent.children.insert(name_of(p));
+  parent.order.push_back(name_of(p));
+}
+void detach(Tree& t, const std::string& p) {
+  auto it = t.nodes.find(parent_of(p));
+  if (it == t.nodes.end()) return;
+  it->second.children.erase(name_of(p));
+  auto& order = it->second.order;
+  order.erase(std::remove(order.begin(), order.end(), name_of(p)), order.end());
+}
+
+// The node at `from` and everything below it get the paths at `to` (the
+// caller keeps the groups' member names). Ids and tokens stay.
+void rename_nodes(Tree& t, const std::string& from, const std::string& to) {
+  for (const auto& old_path : subtree(t, from)) {
+    auto handle = t.nodes.extract(old_path);
+    const std::string new_path = to + old_path.substr(from.size());
+    Node& n = handle.mapped();
+    if (n.dataset >= 0) t.dataset_paths[std::size_t(n.dataset)] = new_path;
+    if (n.kind != ObjectKind::None) t.object_paths[n.token] = new_path;
+    handle.key() = new_path;
+    t.nodes.insert(std::move(handle));
+  }
+}
+
+void drop_hard_link(Tree& t, uint64_t token) {
+  auto it = t.hard_links.find(token);
+  if (it != t.hard_links.end() && --it->second == 0) t.hard_links.erase(it);
+}
+
+// Removes the link `from`. A soft or hard link just goes. An object goes
+// with all below it - but an object there that a hard link outside `from`
+// still names moves to that link (the first by path) with all below it, as
+// an object lives while a link names it; its old name becomes a hard link
+// (gone with its group, unless that group is kept too). Moving one can bring
+// out hard links that keep others: the search starts again until none moves.
+void remove_link(Tree& t, const std::string& from) {
+  detach(t, from);
+  if (uint64_t token = t.nodes.at(from).hard) {
+    drop_hard_link(t, token);
+    t.nodes.erase(from);
+    return;
+  }
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const auto& p : subtree(t, from)) {
+      const Node& n = t.nodes.at(p);
+      if (n.kind == ObjectKind::None || !t.hard_links.count(n.token)) continue;
+      const uint64_t token = n.token;
+      std::string heir;
+      for (const auto& [q, link] : t.nodes)
+        if (link.hard == token && !at_or_below(q, from)) {
+          heir = q;
+          break;
+        }
+      if (heir.empty()) continue;  // named only from inside what goes: it goes too
+      t.nodes.erase(heir);
+      rename_nodes(t, p, heir);
+      // Its old name, in a group that goes - or moves out later, still holding it - becomes a hard link.
+      if (p != from) t.nodes[p].hard = token;
+      else drop_hard_link(t, token);
+      moved = true;
+      break;
+    }
+  }
+  for (const auto& p : subtree(t, from)) {
+    auto handle = t.nodes.extract(p);
+    const Node& n = handle.mapped();
+    if (n.hard) {
+      drop_hard_link(t, n.hard);
+    } else if (n.kind != ObjectKind::None) {
+      t.object_paths.erase(n.token);
+      t.hard_links.erase(n.token);
+      // A dataset's id stays: its blocks in the index are no longer reachable.
+      if (n.dataset >= 0) t.dataset_paths[std::size_t(n.dataset)].clear();
+    }
+  }
+}
+
 }  // namespace
 
 Json group_op(const std::string& path) { return Json{{"op", "group"}, {"path", path}}; }
@@ -82,25 +179,37 @@ Json type_op(const std::string& path, const Datatype& dtype) {
 Json softlink_op(const std::string& path, const std::string& target) {
   return Json{{"op", "softlink"}, {"path", path}, {"target", target}};
 }
+Json hardlink_op(const std::string& path, uint64_t token) {
+  return Json{{"op", "hardlink"}, {"path", path}, {"target", token}};
+}
 Json unlink_op(const std::string& path) { return Json{{"op", "unlink"}, {"path", path}}; }
 Json move_op(const std::string& from, const std::string& to) {
   return Json{{"op", "move"}, {"from", from}, {"to", to}};
 }
 
+Tree::Tree() {
+  nodes["/"].kind = ObjectKind::Group;
+  nodes["/"].token = kRootToken;
+  object_paths[kRootToken] = "/";
+}
+
 std::string Tree::resolve(const std::string& path) const {
   std::string p = path;
-  for (int hops = 0; hops <= 16;) {
-    // The first prefix of p that is a soft link, if any.
+  // Each hard link followed replaces a name of the path by a path of object
+  // nodes, which hold no links: that cannot go on for longer than the path.
+  for (int soft = 0, hard = 0; soft <= 16 && hard <= 4096;) {
+    // The first prefix of p that is a link, if any.
     bool followed = false;
     for (std::size_t end = p.find('/', 1);; end = p.find('/', end + 1)) {
       const std::string prefix = p.substr(0, end);
       auto it = nodes.find(prefix);
       if (it == nodes.end()) return {};
-      if (!it->second.link.empty()) {
-        const std::string& link = it->second.link;
-        p = (link == "/" ? std::string() : link) + (end == std::string::npos ? "" : p.substr(end));
+      const Node& n = it->second;
+      if (!n.link.empty() || n.hard) {
+        const std::string& target = n.hard ? object_paths.at(n.hard) : n.link;
+        p = (target == "/" ? std::string() : target) + (end == std::string::npos ? "" : p.substr(end));
         if (p.empty()) p = "/";
-        ++hops, followed = true;
+        ++(n.hard ? hard : soft), followed = true;
         break;
       }
       if (end == std::string::npos) break;
@@ -111,10 +220,14 @@ std::string Tree::resolve(const std::string& path) const {
 }
 
 std::string Tree::path_of_token(uint64_t token) const {
-  if (token == 0) return {};
-  for (const auto& [path, node] : nodes)  // dereferencing is rare: no second map to keep up to date
-    if (node.token == token && node.kind != ObjectKind::None) return path;
-  return {};
+  auto it = object_paths.find(token);
+  return it == object_paths.end() ? std::string() : it->second;
+}
+
+uint32_t Tree::link_count(uint64_t token) const {
+  if (!object_paths.count(token)) return 0;
+  auto it = hard_links.find(token);
+  return 1 + (it == hard_links.end() ? 0 : it->second);
 }
 
 const Node* Tree::find(const std::string& path) const {
@@ -184,6 +297,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
   if (kind == "group" && op.at("path") == "/") {
     tree.nodes["/"].kind = ObjectKind::Group;
     tree.nodes["/"].token = kRootToken;
+    tree.object_paths[kRootToken] = "/";
   } else if (kind == "group" || kind == "dataset" || kind == "type") {
     std::string p = op.at("path");
     if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p))
@@ -224,6 +338,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     }
     parent.children.insert(name_of(p));
     parent.order.push_back(name_of(p));
+    tree.object_paths[n.token] = p;
     tree.nodes[p] = std::move(n);
   } else if (kind == "softlink") {
     std::string p = op.at("path"), target = op.at("target");
@@ -233,34 +348,29 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     parent.children.insert(name_of(p));
     parent.order.push_back(name_of(p));
     tree.nodes[p].link = target;
+  } else if (kind == "hardlink") {
+    const std::string p = op.at("path");
+    const uint64_t token = op.at("target");
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p))
+      bad("has a bad or existing path '" + p + "'");
+    node_of(parent_of(p), ObjectKind::Group);
+    if (!tree.object_paths.count(token)) bad("of '" + p + "' names object " + std::to_string(token) + ", which does not exist");
+    attach(tree, p);
+    tree.nodes[p].hard = token;
+    ++tree.hard_links[token];
   } else if (kind == "unlink" || kind == "move") {
     const std::string from = op.at(kind == "unlink" ? "path" : "from");
     const std::string to = kind == "move" ? op.at("to").get<std::string>() : std::string();
     if (from == "/" || !tree.nodes.count(from)) bad("names '" + from + "', which does not exist");
-    if (kind == "move" && (to.size() < 2 || to[0] != '/' || tree.nodes.count(to) ||
-                           to.compare(0, from.size() + 1, from + "/") == 0))
-      bad("moves '" + from + "' to a bad or existing path '" + to + "'");
-    Node* new_parent = kind == "move" ? &node_of(parent_of(to), ObjectKind::Group) : nullptr;
-    Node& old_parent = node_of(parent_of(from), ObjectKind::Group);
-    old_parent.children.erase(name_of(from));
-    old_parent.order.erase(std::remove(old_parent.order.begin(), old_parent.order.end(), name_of(from)),
-                           old_parent.order.end());
-    if (new_parent) new_parent->children.insert(name_of(to)), new_parent->order.push_back(name_of(to));
-    // The node and everything below it: gone, or renamed. A dataset's id stays
-    // (its blocks in the index are simply no longer reachable when it goes).
-    std::vector<std::string> below;
-    for (const auto& [path, _] : tree.nodes)  // ("/a-b" sorts between "/a" and "/a/c": no early stop)
-      if (path == from || path.compare(0, from.size() + 1, from + "/") == 0) below.push_back(path);
-    for (const auto& old_path : below) {
-      auto handle = tree.nodes.extract(old_path);
-      if (kind == "unlink") {
-        if (handle.mapped().dataset >= 0) tree.dataset_paths[std::size_t(handle.mapped().dataset)].clear();
-        continue;
-      }
-      const std::string new_path = to + old_path.substr(from.size());
-      if (handle.mapped().dataset >= 0) tree.dataset_paths[std::size_t(handle.mapped().dataset)] = new_path;
-      handle.key() = new_path;
-      tree.nodes.insert(std::move(handle));
+    if (kind == "unlink") {
+      remove_link(tree, from);
+    } else {
+      if (to.size() < 2 || to[0] != '/' || tree.nodes.count(to) || at_or_below(to, from))
+        bad("moves '" + from + "' to a bad or existing path '" + to + "'");
+      node_of(parent_of(to), ObjectKind::Group);
+      detach(tree, from);
+      attach(tree, to);
+      rename_nodes(tree, from, to);
     }
   } else if (kind == "extend" || kind == "resize") {
     // extend only grows; resize (version 6) may shrink, as of a moment in the log.

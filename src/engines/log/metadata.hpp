@@ -24,8 +24,11 @@ using Json = nlohmann::json;
 // replaying them gives the same tokens): object references hold them.
 constexpr uint64_t kRootToken = 1;
 
+// A node is an object (a group, a dataset, a named datatype) at its own
+// path, or a link: a soft link (`link`) or a hard link (`hard`), a second name
+// for an object whose node is elsewhere (version 8). A link's kind is None.
 struct Node {
-  ObjectKind kind = ObjectKind::None;  // None: a soft link
+  ObjectKind kind = ObjectKind::None;  // None: a soft or hard link
   uint64_t token = 0;                  // groups, datasets and named datatypes: their object reference token
   std::map<std::string, AttributeValue> attrs;
   std::vector<std::string> attr_order;  // the same names, in creation order
@@ -33,6 +36,7 @@ struct Node {
   std::vector<std::string> order;   // for groups: the same names, in creation order
   int dataset = -1;                 // for datasets: the id
   std::string link;                 // for soft links: the target (absolute; need not exist)
+  uint64_t hard = 0;                // for hard links: the token of the object they name (it exists)
   Datatype type;                    // for named datatypes: the datatype
 };
 
@@ -62,7 +66,12 @@ struct HeldValues {
 };
 
 struct Tree {
+  // Every object is a node at one path, its own; its other names are hard
+  // links. When that path goes while a hard link outside it remains, the
+  // object (with all below it) moves to the first such link, by path order.
   std::map<std::string, Node> nodes;       // by absolute path
+  std::map<uint64_t, std::string> object_paths;  // by token: the path of each object's node
+  std::map<uint64_t, uint32_t> hard_links;  // by token: how many hard links name the object (besides its path)
   std::vector<std::string> dataset_paths;  // by dataset id
   std::vector<DatasetInfo> datasets;       // by dataset id
   std::vector<FrontSum> fronts;            // every front file the log recorded, oldest first
@@ -74,11 +83,16 @@ struct Tree {
   std::map<int, std::vector<Clip>> clips;
   std::map<int, Dims> widest;
 
+  Tree();  // with the root group
+
   // The path of the object with reference token `token`; empty if none has it.
   std::string path_of_token(uint64_t token) const;
+  // How many links name the object with token `token` (its path, and its hard links).
+  uint32_t link_count(uint64_t token) const;
 
-  // `path` with every soft link on it followed (at most 16 of them); empty if
-  // it leads nowhere. Paths without links come back as they are.
+  // `path` with every link on it followed (at most 16 soft links): the path
+  // of the object's node; empty if it leads nowhere. Paths without links come
+  // back as they are.
   std::string resolve(const std::string& path) const;
   // The node at `path` (links followed), or null.
   const Node* find(const std::string& path) const;
@@ -95,6 +109,8 @@ Json group_op(const std::string& path);
 Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
                 const std::vector<unsigned char>& fill = {});
 Json softlink_op(const std::string& path, const std::string& target);
+// A hard link `path` to the object with token `token` (version 8).
+Json hardlink_op(const std::string& path, uint64_t token);
 // A named datatype (version 7).
 Json type_op(const std::string& path, const Datatype& dtype);
 Json unlink_op(const std::string& path);

@@ -21,12 +21,9 @@ struct Catalog {
   Tree tree;
   std::unique_ptr<Index> index = make_sorted_range_index();
 
-  // The root exists before any epoch: a file that crashed before its first
-  // commit never recorded it, and a writer that reopened it went on without.
-  Catalog() {
-    tree.nodes["/"].kind = ObjectKind::Group;
-    tree.nodes["/"].token = kRootToken;
-  }
+  // The root exists before any epoch (Tree's constructor makes it): a file
+  // that crashed before its first commit never recorded it, and a writer that
+  // reopened it went on without.
   // Applies a metadata operation (apply_op); a new dataset gets its place in the index.
   void apply(const Json& op, const std::string& where);
 };
