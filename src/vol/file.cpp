@@ -103,6 +103,7 @@ void learn_engine(OpenFile& f) {
   f.attribute_edit = has("attribute_edit");
   f.independent_read = has("independent_read");
   f.named_types = has("named_types") && offers_named_types(f.file.engine_name());
+  f.hard_links = f.links && f.references && has("hard_links");
 }
 
 void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {

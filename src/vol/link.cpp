@@ -1,10 +1,11 @@
-// Links: soft links, existence, deletion, renaming, information and
+// Links: soft links, existence, deletion, renaming, copying, information and
 // iteration, over the object model's link operations (engines declaring the
-// conformance group "links"). Hard links exist only as the objects' own names:
-// h5loom has no second name for an object, so H5Lcreate_hard and H5Lcopy are
-// refused (but for the first name of an anonymous object).
+// conformance group "links"), and hard links - second names for objects - for
+// engines declaring "hard_links" too (else only the first name of an
+// anonymous object, H5Olink, is made).
 #include <cstring>
 #include <functional>
+#include <set>
 
 #include "vol/vol.hpp"
 
@@ -51,6 +52,9 @@ H5L_info2_t link_info(OpenFile& f, const std::string& path) {
 herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_params_t* loc, hid_t lcpl, hid_t,
                    hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
+    // H5Lcreate_hard(cur, name, H5L_SAME_LOC, new_name) passes no object: the new link is relative to the target's.
+    if (!obj && args->op_type == H5VL_LINK_CREATE_HARD) obj = args->args.hard.curr_obj;
+    if (!obj) throw UsageError("no location for the new link");
     Object& o = as_object(obj);
     switch (args->op_type) {
       case H5VL_LINK_CREATE_SOFT: {
@@ -62,17 +66,31 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
         return herr_t(0);
       }
       case H5VL_LINK_CREATE_HARD: {
-        // The one hard link h5loom makes: the first name of an anonymous
-        // object (H5Olink), which creates it there.
+        // The target: curr_loc_params from curr_obj (null: the same location as the new link).
         void* curr = args->args.hard.curr_obj;
-        auto* target = curr && !on_native_route(curr) ? static_cast<Object*>(curr) : nullptr;
-        if (target && target->anonymous && target->file == o.file) {
-          const std::string path = locate(o, loc);
+        const std::string path = locate(o, loc);
+        if (curr && on_native_route(curr))
+          throw UsageError("cannot create hard link '" + path + "' in file '" + o.file->name +
+                           "' to an object of another file");
+        Object& target = curr ? as_object(curr) : o;
+        if (target.file != o.file)
+          throw UsageError("cannot create hard link '" + path + "' in file '" + o.file->name +
+                           "' to an object of file '" + target.file->name + "': a hard link stays in its file");
+        // The first name of an anonymous object (H5Olink) creates it there.
+        if (target.anonymous && args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF) {
           if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
-          target->name_anonymous(path);
+          target.name_anonymous(path);
           return herr_t(0);
         }
-        unsupported("a second name for an object (H5Lcreate_hard, H5Olink): h5loom objects have one name");
+        if (!o.file->hard_links)
+          unsupported("a second name for an object (H5Lcreate_hard, H5Olink) with an engine without the conformance "
+                      "group 'hard_links'");
+        const std::string to = locate(target, &args->args.hard.curr_loc_params);
+        if (target.unlinked && to == target.path)
+          unsupported("linking again an object whose last link was deleted (h5loom removed it with the link)");
+        if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
+        o.h5().create_hard_link(path, to);
+        return herr_t(0);
       }
       case H5VL_LINK_CREATE_UD: unsupported("external and user-defined links");
     }
@@ -80,9 +98,26 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
   });
 }
 
-herr_t link_copy(void*, const H5VL_loc_params_t*, void*, const H5VL_loc_params_t*, hid_t, hid_t, hid_t, void**) {
+// H5Lcopy: a new link like `from` - a soft link to the same target, or a
+// hard link to the same object. The object is not copied (that is H5Ocopy).
+herr_t link_copy(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, const H5VL_loc_params_t* loc2,
+                 hid_t lcpl, hid_t, hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
-    unsupported("copying links (H5Lcopy): h5loom objects have one name");
+    Object& src = as_object(src_obj);
+    Object& dst = dst_obj ? as_object(dst_obj) : src;
+    require_links(*src.file, "copying links");
+    if (src.file.get() != dst.file.get()) unsupported("copying links between files");
+    const std::string from = locate(src, loc1), to = locate(dst, loc2);
+    if (!link_exists(*src.file, from)) throw NotFoundError("link '" + from + "' not found in file '" + src.file->name + "'");
+    if (src.h5().mode() != Mode::Read) require_parent(*src.file, to, lcpl);
+    if (auto target = src.h5().soft_link(from)) {
+      src.h5().create_soft_link(to, *target);
+    } else {
+      if (!src.file->hard_links)
+        unsupported("copying hard link '" + from + "' (a second name for its object) with an engine without the "
+                    "conformance group 'hard_links'");
+      src.h5().create_hard_link(to, from);
+    }
     return herr_t(0);
   });
 }
@@ -158,14 +193,18 @@ herr_t iterate(Object& o, const std::string& group, H5VL_link_iterate_args_t& it
     if (it.idx_p) *it.idx_p = i;
     return r;
   }
+  // Every link once; a group's links once, by the first of its names met (hard links can make cycles).
+  std::set<uint64_t> groups_met;
+  if (o.file->hard_links) groups_met.insert(o.h5().reference(group).token);
   std::function<herr_t(const std::string&, const std::string&)> walk = [&](const std::string& path,
                                                                            const std::string& rel) -> herr_t {
     for (const auto& name : members(*o.file, path, it.idx_type, it.order)) {
       const std::string child = join(path, name), child_rel = rel.empty() ? name : rel + "/" + name;
       const H5L_info2_t info = link_info(*o.file, child);
       if (herr_t r = it.op(id, child_rel.c_str(), &info, it.op_data); r != 0) return r;
-      if (info.type == H5L_TYPE_HARD && o.h5().kind(child) == ObjectKind::Group)
-        if (herr_t r = walk(child, child_rel); r != 0) return r;
+      if (info.type != H5L_TYPE_HARD || o.h5().kind(child) != ObjectKind::Group) continue;
+      if (o.file->hard_links && !groups_met.insert(o.h5().reference(child).token).second) continue;
+      if (herr_t r = walk(child, child_rel); r != 0) return r;
     }
     return 0;
   };
@@ -179,8 +218,9 @@ herr_t link_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_link_specific
       case H5VL_LINK_DELETE: {
         require_links(*o.file, "deleting links");
         const std::string path = locate(o, loc);
+        const auto open_below = open_objects_below(*o.file, path);
         o.h5().remove(path);
-        links_changed(*o.file, path, "");
+        links_changed(*o.file, path, "", open_below);
         return herr_t(0);
       }
       case H5VL_LINK_EXISTS: {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <set>
 
 #include "vol/vol.hpp"
 
@@ -66,7 +67,17 @@ static bool at_or_below(const std::string& path, const std::string& base) {
   return path == base || base == "/" || path.compare(0, base.size() + 1, base + "/") == 0;
 }
 
-void links_changed(OpenFile& f, const std::string& from, const std::string& to) {
+std::map<uint64_t, uint64_t> open_objects_below(OpenFile& f, const std::string& path) {
+  std::map<uint64_t, uint64_t> tokens;
+  if (!f.hard_links) return tokens;
+  for (auto& [serial, obj] : f.live)
+    if (!obj->path.empty() && at_or_below(obj->path, path) && f.file.kind(obj->path) != ObjectKind::None)
+      tokens[serial] = f.file.reference(obj->path).token;
+  return tokens;
+}
+
+void links_changed(OpenFile& f, const std::string& from, const std::string& to,
+                   const std::map<uint64_t, uint64_t>& kept) {
   // Kept group creation properties follow their groups, or go with them.
   if (!from.empty() && from != "/") {
     std::map<std::string, hid_t> kept;
@@ -81,6 +92,16 @@ void links_changed(OpenFile& f, const std::string& from, const std::string& to) 
     if (obj->path.empty()) continue;  // anonymous: no link to change
     if (!from.empty() && !to.empty() && from != "/" && at_or_below(obj->path, from))
       obj->path = to + obj->path.substr(from.size());
+    if (to.empty() && at_or_below(obj->path, from)) {
+      obj->unlinked = true;  // unless another name keeps it
+      if (auto token = kept.find(serial); token != kept.end()) {
+        try {
+          obj->path = f.file.dereference(ObjectRef{token->second});
+          obj->unlinked = false;
+        } catch (const NotFoundError&) {  // gone with the link
+        }
+      }
+    }
     if (obj->type == H5I_DATASET && f.file.kind(obj->path) == ObjectKind::Dataset)
       obj->dataset = f.file.dataset(obj->path);
   }
@@ -243,7 +264,7 @@ void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info
     info->fileno = f.fileno;
     info->token = token_of(f, path);
     info->type = object_type_of(k);
-    info->rc = 1;
+    info->rc = f.hard_links ? unsigned(f.file.link_count(path)) : 1;
   }
   if (fields & H5O_INFO_NUM_ATTRS) {
     if (k == ObjectKind::Group) info->num_attrs = f.file.group(path).attribute_names().size();
@@ -294,7 +315,9 @@ herr_t object_get(void* obj, const H5VL_loc_params_t* loc, H5VL_object_get_args_
         *args->args.get_file.file = new Object(H5I_FILE, o.file, "/");
         return herr_t(0);
       case H5VL_OBJECT_GET_NAME: {
-        const size_t n = copy_name(locate(o, loc), args->args.get_name.buf, args->args.get_name.buf_size);
+        const bool nameless = o.unlinked && (!loc || loc->type == H5VL_OBJECT_BY_SELF);
+        const size_t n = copy_name(nameless ? std::string() : locate(o, loc), args->args.get_name.buf,
+                                   args->args.get_name.buf_size);
         if (args->args.get_name.name_len) *args->args.get_name.name_len = n;
         return herr_t(0);
       }
@@ -324,11 +347,14 @@ herr_t visit(Object& o, const std::string& start, H5VL_object_visit_args_t& v) {
   } release{id};
   std::vector<std::pair<std::string, std::string>> todo;  // (absolute path, name relative to start)
   todo.emplace_back(start, ".");
-  // Depth first in the index asked for, as HDF5 does.
+  // Depth first in the index asked for, as HDF5 does; each object once, by
+  // the first of its names met (hard links can make cycles).
+  std::set<std::vector<unsigned char>> met;
   std::function<herr_t(const std::string&, const std::string&)> walk = [&](const std::string& path,
                                                                            const std::string& rel) -> herr_t {
     H5O_info2_t info;
     object_info(*o.file, path, v.fields | H5O_INFO_BASIC, &info);
+    if (!met.emplace(info.token.__data, info.token.__data + sizeof info.token.__data).second) return 0;
     herr_t r = v.op(id, rel.c_str(), &info, v.op_data);
     if (r != 0) return r;
     if (info.type != H5O_TYPE_GROUP) return 0;

@@ -153,8 +153,8 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
                    H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_OBJECT_BASIC |
                    H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |
                    H5VL_CAP_FLAG_BY_IDX;
-  // Not H5VL_CAP_FLAG_OBJECT_MORE (H5Ocopy and reference counts are missing,
-  // though H5Oget_info and H5Ovisit work), HARD_LINKS,
+  // Not H5VL_CAP_FLAG_OBJECT_MORE (H5Ocopy and H5Oincr_refcount are missing,
+  // though H5Oget_info and H5Ovisit work),
   // FILTERS, EXTERNAL_LINKS, MOUNT, TRACK_TIMES, STORAGE_SIZE, ASYNC: h5loom has
   // none of those. The engine's conformance groups say what else it does. Which engine an
   // empty configuration means is only known per file: assume the default's.
@@ -171,8 +171,9 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
   const std::vector<std::string> groups = stack->conformance_groups();
   auto has = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
   // Links: exists and delete (basic); information, values, iteration, moves
-  // (more; not H5Lcopy); soft links. No hard links to existing objects, no external links.
+  // and copies (more); soft links; hard links with "hard_links". No external links.
   if (has("links")) flags |= H5VL_CAP_FLAG_LINK_BASIC | H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_SOFT_LINKS;
+  if (has("links") && has("references") && has("hard_links")) flags |= H5VL_CAP_FLAG_HARD_LINKS;
   // Creation order covers links (group "order") and attributes ("attribute_edit").
   if (has("order") && has("attribute_edit")) flags |= H5VL_CAP_FLAG_CREATION_ORDER;
   if (has("fill")) flags |= H5VL_CAP_FLAG_FILL_VALUES;

@@ -78,7 +78,7 @@ struct OpenFile {
   unsigned long fileno = 0;
   // What the engine declares (its conformance groups).
   bool links = false, order = false, fill = false, references = false, attribute_edit = false,
-       independent_read = false, named_types = false;
+       independent_read = false, named_types = false, hard_links = false;
   // The creation properties groups were created with in this session, by
   // path (h5loom keeps none in the file; H5Gget_create_plist returns them).
   std::map<std::string, hid_t> group_plists;
@@ -114,6 +114,10 @@ struct Object : Handle {
     Datatype dtype;       // H5I_DATATYPE
   };
   std::optional<Anonymous> anonymous;
+  // Its last link was deleted while it was open: it has no name (H5Iget_name
+  // gives none). HDF5 would keep it until closed, to be linked again; h5loom
+  // removed it with the link.
+  bool unlinked = false;
   uint64_t serial = 0;
   // The file handle (its serial) this object was opened through: H5Fget_obj_count's H5F_OBJ_LOCAL.
   uint64_t opener = 0;
@@ -139,9 +143,16 @@ struct Object : Handle {
   // H5Olink of an anonymous object: creates it at `path` (collective).
   void name_anonymous(const std::string& path);
 };
+// Before the link `path` goes (collective): the tokens of the open objects at
+// or below it (by serial), with which links_changed finds those another hard
+// link keeps. Empty for engines without hard links.
+std::map<uint64_t, uint64_t> open_objects_below(OpenFile& f, const std::string& path);
 // After links moved or went (collective): objects below `from` now live below
-// `to` (empty: they are gone), and every dataset handle is opened again.
-void links_changed(OpenFile& f, const std::string& from, const std::string& to);
+// `to` - or, when it went (`to` empty), at another name of theirs if `kept`
+// (from open_objects_below) finds one, else nowhere - and every dataset handle
+// is opened again.
+void links_changed(OpenFile& f, const std::string& from, const std::string& to,
+                   const std::map<uint64_t, uint64_t>& kept = {});
 
 // ---- errors (errors.cpp) ----------------------------------------------------
 // Registers the connector's error class with HDF5 (initialize) / releases it.
