@@ -238,13 +238,19 @@ loom_status loom_dataset_read_strings(loom_dataset* d, const loom_selection* sel
 /* Frees out[0..n) and sets each to NULL (the array itself is the caller's). strings NULL: nothing. */
 loom_status loom_strings_free(char** strings, size_t n);
 
-/* ---- links: deleting, renaming, soft links, creation order (collective) ---- */
+/* ---- links: deleting, renaming, soft and hard links, creation order (collective) ---- */
+/* Deletes the link `path`; the object goes with its last name (hard links). */
 loom_status loom_group_remove(loom_group* g, const char* path);
 loom_status loom_group_move(loom_group* g, const char* from, const char* to);
 loom_status loom_group_create_soft_link(loom_group* g, const char* path, const char* target);
 /* *is_link: 1 and the target in buf if `path` is a soft link, else 0. */
 loom_status loom_group_soft_link(loom_group* g, const char* path, int* is_link, char* buf, size_t bufsize,
                                  size_t* needed);
+/* A second name `path` for the object `target` (engines with the conformance
+ * group "hard_links"): every name is equal, and the object lives while one is left. */
+loom_status loom_group_create_hard_link(loom_group* g, const char* path, const char* target);
+/* *count: how many names (hard links) the object at `path` has (1 without hard links). */
+loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* count);
 /* As loom_group_member_count, the members taken in the order they were created. */
 loom_status loom_group_member_count_created(loom_group* g, size_t* count);
 

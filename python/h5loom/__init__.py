@@ -230,10 +230,17 @@ class Group(_Node):
         return isinstance(path, str) and self._obj.kind(path) is not None
 
     def __setitem__(self, name: str, value: Any) -> None:
-        """``g[name] = SoftLink("/target")`` makes a soft link; ``g[name] = np.dtype(...)``
-        a named datatype (as in h5py); an array-like makes a dataset of it. Collective."""
+        """``g[name] = SoftLink("/target")`` makes a soft link; ``g[name] = other_object``
+        (a Group, Dataset or Datatype of this file) a hard link - a second name for it;
+        ``g[name] = np.dtype(...)`` a named datatype (all as in h5py); an array-like makes
+        a dataset of it. Collective."""
         if isinstance(value, SoftLink):
             self._obj.create_soft_link(name, value.path)
+        elif isinstance(value, (Group, Dataset, Datatype)):
+            if value.file.filename != self.file.filename:
+                raise UsageError(f"cannot link '{name}' in file '{self.file.filename}' to '{value.path}' of "
+                                 f"file '{value.file.filename}': a hard link stays in its file")
+            self._obj.create_hard_link(name, value.path)
         elif isinstance(value, np.dtype):
             self.commit_datatype(name, value)
         else:
@@ -245,8 +252,14 @@ class Group(_Node):
         return Datatype(self._obj.commit_datatype(path, _dtype_name(dtype, f"named datatype '{path}'")), self._file)
 
     def __delitem__(self, name: str) -> None:
-        """Delete a dataset, a soft link, or a group with everything below it. Collective."""
+        """Delete the link ``name``: a soft link, a hard link, or an object's name; the
+        object goes, a group with everything below it, with its last name. Collective."""
         self._obj.remove(name)
+
+    def link_count(self, path: str) -> int:
+        """How many names (hard links) the object at ``path`` has: 1 unless ``g[name] = obj``
+        gave it more (h5py: ``h5py.h5o.get_info(obj.id).rc``). Collective."""
+        return self._obj.link_count(path)
 
     def dereference(self, ref: Reference) -> str:
         """The absolute path of the object ``ref`` names (``self[ref]`` opens it).
@@ -291,18 +304,13 @@ class Group(_Node):
         return [value for _, value in self.items()]
 
     def visit(self, func: Any) -> Any:
-        """Call ``func(path, obj)`` for every object below this group, depth first; stop at a
-        non-None result. Soft links are not followed."""
-        for name, obj in self.items():
-            if self._obj.soft_link(name) is not None:
-                continue
-            result = func(obj.path, obj)
+        """Call ``func(path, obj)`` for every object below this group, depth first, members by
+        name; stop at a non-None result. Soft links are not followed, and an object with
+        several names is met once, by the first. Collective."""
+        for path, _ in self._obj.visit():
+            result = func(path, self[path])
             if result is not None:
                 return result
-            if isinstance(obj, Group):
-                result = obj.visit(func)
-                if result is not None:
-                    return result
         return None
 
     def __repr__(self) -> str:

@@ -39,6 +39,25 @@ loom_status loom_group_create_soft_link(loom_group* g, const char* path, const c
       [&] { g->group->create_soft_link(path, target); });
 }
 
+loom_status loom_group_create_hard_link(loom_group* g, const char* path, const char* target) {
+  return collective(
+      __func__, comm_of(g),
+      [&] {
+        as_group(g, "g");
+        text(path, "path");
+        text(target, "target");
+      },
+      [&] { g->group->create_hard_link(path, target); });
+}
+
+loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* count) {
+  return guarded(__func__, [&] {
+    auto& group = as_group(g, "g");
+    need_out(count, "count");
+    *count = group.link_count(text(path, "path"));
+  });
+}
+
 loom_status loom_group_soft_link(loom_group* g, const char* path, int* is_link, char* buf, size_t bufsize,
                                  size_t* needed) {
   return guarded(__func__, [&] {

@@ -27,6 +27,17 @@ namespace {
 using Array = nb::ndarray<nb::c_contig, nb::device::cpu>;
 
 // The Python exception class for an error code, from h5loom._errors.
+// An object kind as Python sees it: "group", "dataset" or "datatype".
+const char* kind_word(ObjectKind k) {
+  switch (k) {
+    case ObjectKind::Group: return "group";
+    case ObjectKind::Dataset: return "dataset";
+    case ObjectKind::Datatype: return "datatype";
+    case ObjectKind::None: break;
+  }
+  return "none";
+}
+
 nb::object exception_class(ErrorCode code) {
   nb::object classes = nb::module_::import_("h5loom._errors").attr("CLASSES");
   return classes[nb::int_(static_cast<int>(code))];
@@ -378,13 +389,9 @@ NB_MODULE(_core, m) {
       })
       .def("named_datatype", &Group::named_datatype)
       .def("kind", [](const Group& g, const std::string& path) -> std::optional<std::string> {
-        switch (g.kind(path)) {
-          case ObjectKind::Group: return "group";
-          case ObjectKind::Dataset: return "dataset";
-          case ObjectKind::Datatype: return "datatype";
-          case ObjectKind::None: return std::nullopt;
-        }
-        return std::nullopt;
+        const ObjectKind k = g.kind(path);
+        if (k == ObjectKind::None) return std::nullopt;
+        return kind_word(k);
       })
       .def("list", &Group::list)
       .def("list_in_creation_order", &Group::list_in_creation_order)
@@ -392,6 +399,14 @@ NB_MODULE(_core, m) {
       .def("move", &Group::move)
       .def("create_soft_link", &Group::create_soft_link)
       .def("soft_link", &Group::soft_link)
+      .def("create_hard_link", &Group::create_hard_link)
+      .def("link_count", &Group::link_count)
+      // Every object below, once each: [(absolute path, kind)] - kind as kind() gives it.
+      .def("visit", [](const Group& g) {
+        std::vector<std::pair<std::string, std::string>> out;
+        g.visit([&](const std::string& path, ObjectKind k) { out.emplace_back(path, kind_word(k)); });
+        return out;
+      })
       .def("reference", [](const Group& g, const std::string& path) { return g.reference(path).token; })
       .def("dereference", [](const Group& g, uint64_t token) { return g.dereference(ObjectRef{token}); });
 

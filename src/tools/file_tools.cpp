@@ -143,14 +143,26 @@ void convert_file(const std::string& in, const std::string& out, const FileOptio
     copy_attributes(ds, copy, true, refs);
     if (ds.dtype().has_references()) copy_reference_values(ds, copy, dst, src.rank(), refs);
   }
-  // Soft links (visit does not follow them), once every object exists.
-  std::vector<std::string> groups{"/"};
-  src.visit([&](const std::string& path, ObjectKind kind) {
-    if (kind == ObjectKind::Group) groups.push_back(path);
-  });
+  // Soft links (visit does not follow them) and the other names of objects
+  // with several (visit meets each object once, by its first), once every
+  // object exists.
+  std::vector<std::string> groups;
+  std::map<uint64_t, std::string> first_names;  // by token
+  const bool hard_links = src.supports("hard_links");
+  for (const auto& path : objects) {
+    if (src.kind(path) == ObjectKind::Group) groups.push_back(path);
+    if (hard_links) first_names.emplace(src.reference(path).token, path);
+  }
   for (const auto& g : groups)
-    for (const auto& name : src.group(g).list())
-      if (auto target = src.group(g).soft_link(name)) dst.group(g).create_soft_link(name, *target);
+    for (const auto& name : src.group(g).list()) {
+      const std::string member = g == "/" ? "/" + name : g + "/" + name;
+      if (auto target = src.group(g).soft_link(name)) {
+        dst.group(g).create_soft_link(name, *target);
+      } else if (hard_links) {
+        const std::string& first = first_names.at(src.reference(member).token);
+        if (first != member) dst.create_hard_link(member, first);
+      }
+    }
   dst.close();
 }
 

@@ -96,6 +96,21 @@ static void test_records(const char* path, const char* engine) {
   OK(loom_group_move(root, "filled_plain", "old/plain"));
   OK(loom_group_remove(root, "old"));
   CHECK(loom_group_move(root, "missing", "x") == LOOM_ERR_NOT_FOUND);
+  /* hard links: a second name, counted; the first goes, the data stays */
+  {
+    const uint64_t two = 2;
+    uint64_t links = 0;
+    loom_dataset* first = NULL;
+    OK(loom_group_create_dataset(root, "first", LOOM_INT8, 1, &two, NULL, NULL, &first));
+    OK(loom_object_close(first));
+    OK(loom_group_create_hard_link(root, "kept/second", "first"));
+    OK(loom_group_link_count(root, "kept/second", &links));
+    CHECK(links == 2);
+    OK(loom_group_remove(root, "first"));
+    OK(loom_group_link_count(root, "kept/second", &links));
+    CHECK(links == 1);
+  }
+  CHECK(loom_group_create_hard_link(root, "x", "missing") == LOOM_ERR_NOT_FOUND);
   OK(loom_object_close(root));
   OK(loom_file_close(f));
 
@@ -125,10 +140,10 @@ static void test_records(const char* path, const char* engine) {
     size_t n = 0;
     char name[64];
     int is_link = 0;
-    const char* created[] = {"particles", "filled", "latest"};
+    const char* created[] = {"particles", "filled", "latest", "kept"};
     OK(loom_group_member_count_created(root, &n));
-    CHECK(n == 3);
-    for (i = 0; i < (int)n && i < 3; ++i) {
+    CHECK(n == 4);
+    for (i = 0; i < (int)n && i < 4; ++i) {
       OK(loom_group_member_name(root, (size_t)i, name, sizeof name, NULL));
       CHECK(strcmp(name, created[i]) == 0);
     }

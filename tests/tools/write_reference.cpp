@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
     auto vec3 = f.commit_datatype("types/vec3", h5loom::Datatype::array(h5loom::Datatype::Float64, {3}));
     vec3.set_attribute("units", "m");
   }
+  // A second name for a group (the engines declaring "hard_links").
+  if (f.supports("hard_links")) f.create_hard_link("latest", "/fields");
   f.close();
   return 0;
 }

@@ -69,6 +69,17 @@ def test_converted_file_equals_the_native_one(files):
         assert isinstance(wc["types/vec3"], h5py.Datatype) and wc["types/vec3"].dtype == np.dtype(("<f8", (3,)))
 
 
+def test_hard_links_read_by_h5py(files):
+    """One group under two names, in the front file and the converted file as in
+    the native one: the same object (h5py compares addresses), counted twice."""
+    d, _ = files
+    for name in ["native.h5", "log.h5", "converted.h5"]:
+        with h5py.File(d / name, "r") as f:
+            assert f["latest"] == f["fields"], name
+            assert h5py.h5o.get_info(f["latest"].id).rc == 2, name
+            assert isinstance(f.get("latest", getlink=True), h5py.HardLink), name
+
+
 def check_front_file(d):
     with h5py.File(d / "native.h5", "r") as a, h5py.File(d / "log.h5", "r") as front:
         log_only = [p.decode() if isinstance(p, bytes) else p for p in front.attrs.get("_h5loom_log_only", [])]

@@ -159,3 +159,46 @@ def test_named_datatypes(tmp_path, engine):
         assert seen == [("/types", "Group"), ("/types/particle", "Datatype"), ("/vec3", "Datatype")]
         with pytest.raises(h5loom.ReadOnlyError):
             f["new"] = np.dtype("i4")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hard_links(tmp_path, engine):
+    """``g[name] = obj`` gives an object a second name (h5py's idiom); every name is
+    equal, and the object lives while one is left."""
+    path = tmp_path / "hard.h5"
+    with h5loom.File(path, "w", engine=engine) as f:
+        f.create_dataset("runs/a/x", data=np.arange(4.0))
+        f["latest"] = f["runs/a"]
+        assert f.link_count("latest") == 2
+        f["latest/x"].attrs["units"] = "m"
+        assert f["runs/a/x"].attrs["units"] == "m"
+        f["runs/a"]["self"] = f["runs/a"]  # a cycle: visit meets each object once
+        seen = []
+        f.visit(lambda p, o: seen.append(p))
+        assert seen == ["/latest", "/latest/x", "/runs"]
+        del f["runs/a"]
+        assert "runs/a" not in f
+        np.testing.assert_array_equal(f["latest/x"][...], np.arange(4.0))
+        with pytest.raises(h5loom.NotFoundError):
+            f.link_count("runs/a")
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["latest/self/x"][...], np.arange(4.0))
+        assert f.link_count("latest") == 2  # its own path, and "self" inside it
+        with pytest.raises(h5loom.ReadOnlyError):
+            f["again"] = f["latest"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_convert_keeps_hard_links(tmp_path, engine):
+    import subprocess, os, pathlib
+    src, dst = tmp_path / "src.h5", tmp_path / "dst.h5"
+    with h5loom.File(src, "w", engine=engine) as f:
+        f.create_dataset("g/x", data=np.array([1, 2], dtype="i2"))
+        f["h/y"] = f["g/x"]
+        f["g/again"] = f["g"]
+    build = pathlib.Path(os.environ.get("H5LOOM_BUILD_DIR", "build"))
+    subprocess.run([str(build / "h5loom"), "convert", str(src), str(dst)], check=True, capture_output=True)
+    with h5loom.File(dst, "r") as f:
+        assert f.link_count("g/x") == 2 and f.link_count("g") == 2
+        assert f["h/y"].ref == f["g/x"].ref
+        np.testing.assert_array_equal(f["h/y"][...], [1, 2])
