@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "h5loom/tools.hpp"
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -292,9 +293,35 @@ void* object_open(void* obj, const H5VL_loc_params_t* loc, H5I_type_t* opened_ty
   });
 }
 
-herr_t object_copy(void*, const H5VL_loc_params_t*, const char*, void*, const H5VL_loc_params_t*, const char*, hid_t,
-                   hid_t, hid_t, void**) {
-  return H5LOOM_VOL_GUARD(herr_t(-1), { unsupported("copying objects (H5Ocopy)"); return herr_t(0); });
+// H5Ocopy over the object model's copy_object (tools.hpp), within a file or
+// between two engine-route files; the flags h5loom has an equivalent of are
+// honoured, the others refused.
+herr_t object_copy(void* src_obj, const H5VL_loc_params_t* loc1, const char* src_name, void* dst_obj,
+                   const H5VL_loc_params_t* loc2, const char* dst_name, hid_t ocpypl, hid_t lcpl, hid_t, void**) {
+  return H5LOOM_VOL_GUARD(herr_t(-1), {
+    Object& src = as_object(src_obj);
+    if (!dst_obj || on_native_route(dst_obj))
+      throw UsageError("cannot copy an object between files of different engines (h5loom convert copies files)");
+    Object& dst = as_object(dst_obj);
+    const std::string from = join(locate(src, loc1), src_name ? src_name : "");
+    const std::string to = join(locate(dst, loc2), dst_name ? dst_name : "");
+    unsigned flags = 0;
+    if (ocpypl != H5P_DEFAULT && ocpypl >= 0 && H5Pget_copy_object(ocpypl, &flags) < 0)
+      throw UsageError("invalid object copy property list");
+    constexpr unsigned kKnown = H5O_COPY_SHALLOW_HIERARCHY_FLAG | H5O_COPY_WITHOUT_ATTR_FLAG |
+                                H5O_COPY_EXPAND_SOFT_LINK_FLAG | H5O_COPY_PRESERVE_NULL_FLAG |
+                                H5O_COPY_MERGE_COMMITTED_DTYPE_FLAG;
+    if (flags & ~kKnown)
+      unsupported("object copy flags " + std::to_string(flags & ~kKnown) +
+                  " (external links, references or committed datatypes expanded)");
+    CopyOptions options;
+    options.shallow = flags & H5O_COPY_SHALLOW_HIERARCHY_FLAG;
+    options.attributes = !(flags & H5O_COPY_WITHOUT_ATTR_FLAG);
+    options.expand_soft_links = flags & H5O_COPY_EXPAND_SOFT_LINK_FLAG;
+    if (dst.h5().mode() != Mode::Read) require_parent(*dst.file, to, lcpl);
+    copy_object(src.h5(), from, dst.h5(), to, options);
+    return herr_t(0);
+  });
 }
 
 // Copies `s` into a caller's buffer of `size` bytes (cut, NUL-terminated) and returns its length.

@@ -150,11 +150,11 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
   std::lock_guard<std::mutex> hold(lock);
   if (auto it = known.find(config); it != known.end()) return it->second;
   uint64_t flags = kClass.cap_flags | H5VL_CAP_FLAG_FILE_MORE | H5VL_CAP_FLAG_GROUP_MORE |
-                   H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_OBJECT_BASIC |
+                   H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |
                    H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |
                    H5VL_CAP_FLAG_BY_IDX;
-  // Not H5VL_CAP_FLAG_OBJECT_MORE (H5Ocopy and H5Oincr_refcount are missing,
-  // though H5Oget_info and H5Ovisit work),
+  // OBJECT_MORE: H5Ocopy, H5Oget_info's reference counts (but H5Oincr_refcount:
+  // an object lives while a link names it). Not
   // FILTERS, EXTERNAL_LINKS, MOUNT, TRACK_TIMES, STORAGE_SIZE, ASYNC: h5loom has
   // none of those. The engine's conformance groups say what else it does. Which engine an
   // empty configuration means is only known per file: assume the default's.

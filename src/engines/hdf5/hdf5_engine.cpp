@@ -671,7 +671,10 @@ class Hdf5Engine final : public engine::Engine {
   std::vector<std::string> list_attributes_in_creation_order(FileHandle& fh, const std::string& object) override {
     auto& f = cast(fh);
     Hid obj = open_object(f, object);
-    Hid cpl = checked(H5Iget_type(obj.get()) == H5I_DATASET ? H5Dget_create_plist(obj.get()) : H5Gget_create_plist(obj.get()),
+    const H5I_type_t type = H5Iget_type(obj.get());
+    Hid cpl = checked(type == H5I_DATASET    ? H5Dget_create_plist(obj.get())
+                      : type == H5I_DATATYPE ? H5Tget_create_plist(obj.get())
+                                             : H5Gget_create_plist(obj.get()),
                       H5Pclose, "reading the creation properties of '" + object + "'");
     unsigned flags = 0;
     check(H5Pget_attr_creation_order(cpl.get(), &flags), "reading the creation properties of '" + object + "'");
