@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional, Sequence, Tuple, Union
@@ -255,6 +256,31 @@ class Group(_Node):
         """Delete the link ``name``: a soft link, a hard link, or an object's name; the
         object goes, a group with everything below it, with its last name. Collective."""
         self._obj.remove(name)
+
+    def copy(self, source: Union[str, "Group", "Dataset", "Datatype"], dest: Union[str, "Group"],
+             name: Optional[str] = None, shallow: bool = False, expand_soft: bool = False,
+             without_attrs: bool = False) -> None:
+        """Copy ``source`` (a path relative to this group, or an object) with everything
+        below it to ``dest``: a path relative to this group, or a group - of this file or
+        another - to copy into as ``name`` (default: the source's name), as h5py's
+        ``Group.copy``. ``shallow``: a group's members, not what is below them;
+        ``expand_soft``: soft links inside become copies of their targets;
+        ``without_attrs``: no attributes. Collective over both files."""
+        if isinstance(source, _Node):
+            source_file, source_path = source.file, source.path
+        else:
+            source_file, source_path = self.file, posixpath.join(self.path, source)
+        if isinstance(dest, Group):
+            base = name if name is not None else posixpath.basename(source_path.rstrip("/"))
+            if not base:
+                raise UsageError("copy: the root group needs a name to be copied as")
+            dest_file, dest_path = dest.file, posixpath.join(dest.path, base)
+        elif isinstance(dest, str):
+            dest_file, dest_path = self.file, posixpath.join(self.path, dest)
+        else:
+            raise UsageError(f"copy: dest must be a path or a Group, not {type(dest).__name__}")
+        _core.copy_object(source_file._obj, source_path, dest_file._obj, dest_path, shallow, not without_attrs,
+                          expand_soft)
 
     def link_count(self, path: str) -> int:
         """How many names (hard links) the object at ``path`` has: 1 unless ``g[name] = obj``

@@ -18,6 +18,7 @@
 
 #include <h5loom/h5loom.hpp>
 #include <h5loom/series.hpp>
+#include <h5loom/tools.hpp>
 
 namespace nb = nanobind;
 using namespace h5loom;
@@ -231,6 +232,14 @@ NB_MODULE(_core, m) {
   m.def("_raise_error", &raise_error, nb::arg("code"), nb::arg("message"));
 
   m.def("ensure_mpi", &ensure_mpi);
+  m.def("copy_object", [](File& from, const std::string& from_path, File& to, const std::string& to_path, bool shallow,
+                          bool attributes, bool expand_soft_links) {
+    CopyOptions options;
+    options.shallow = shallow;
+    options.attributes = attributes;
+    options.expand_soft_links = expand_soft_links;
+    copy_object(from, from_path, to, to_path, options);
+  });
   m.def("world_rank_size", [] {
     ensure_mpi();
     int r = 0, s = 1;

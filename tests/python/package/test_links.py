@@ -202,3 +202,35 @@ def test_convert_keeps_hard_links(tmp_path, engine):
         assert f.link_count("g/x") == 2 and f.link_count("g") == 2
         assert f["h/y"].ref == f["g/x"].ref
         np.testing.assert_array_equal(f["h/y"][...], [1, 2])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_copy_within_a_file_and_into_another(tmp_path, engine):
+    """Group.copy as h5py's: a path or an object, into a path or a group of any file."""
+    with h5loom.File(tmp_path / "a.h5", "w", engine=engine) as f, \
+            h5loom.File(tmp_path / "b.h5", "w", engine=engine) as g:
+        f.create_dataset("run/x", data=np.arange(6).reshape(2, 3))
+        f["run"].attrs["step"] = 4
+        f["run/sub/y"] = np.array([1.5])
+        f["run/latest"] = h5loom.SoftLink("/run/x")
+        f.copy("run", "backup")
+        np.testing.assert_array_equal(f["backup/x"][...], np.arange(6).reshape(2, 3))
+        assert f["backup"].attrs["step"] == 4
+        assert f["backup"].get("latest", getlink=True) == h5loom.SoftLink("/run/x")
+        f.copy(f["run"], g)  # into another file, under its own name
+        np.testing.assert_array_equal(g["run/sub/y"][...], [1.5])
+        f["run"].copy("sub", g, name="only_sub", without_attrs=True)
+        assert g["only_sub"].keys() == ["y"]
+        f.copy("run", "flat", shallow=True)
+        assert f["flat/sub"].keys() == []
+        f.copy("run", "expanded", expand_soft=True)
+        assert f["expanded"].get("latest", getlink=True) is not None
+        assert not isinstance(f["expanded"].get("latest", getlink=True), h5loom.SoftLink)
+        with pytest.raises(h5loom.ExistsError):
+            f.copy("run", "backup")
+        with pytest.raises(h5loom.NotFoundError):
+            f.copy("missing", "z")
+        with pytest.raises(h5loom.UsageError):
+            f.copy("run", "run/inside")
+    with h5loom.File(tmp_path / "b.h5", "r") as g:
+        np.testing.assert_array_equal(g["run/x"][...], np.arange(6).reshape(2, 3))
