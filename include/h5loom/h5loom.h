@@ -251,6 +251,15 @@ loom_status loom_group_soft_link(loom_group* g, const char* path, int* is_link, 
 loom_status loom_group_create_hard_link(loom_group* g, const char* path, const char* target);
 /* *count: how many names (hard links) the object at `path` has (1 without hard links). */
 loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* count);
+/* Copies the object at `from_path` of `from` (a group with everything below it,
+ * a dataset with its values, a named datatype) to the new path `to_path` of `to`
+ * (the same file or another; missing parents created). flags: 0 or LOOM_COPY_*
+ * or'ed. Collective over both files. docs/object-model.md, "Copying". */
+#define LOOM_COPY_SHALLOW 1u            /* a group's members, not what is below them */
+#define LOOM_COPY_WITHOUT_ATTRS 2u      /* no attributes */
+#define LOOM_COPY_EXPAND_SOFT_LINKS 4u  /* soft links inside become copies of their targets */
+loom_status loom_file_copy_object(loom_file* from, const char* from_path, loom_file* to, const char* to_path,
+                                  unsigned flags);
 /* As loom_group_member_count, the members taken in the order they were created. */
 loom_status loom_group_member_count_created(loom_group* g, size_t* count);
 

@@ -1,7 +1,9 @@
-// The C API of links: deleting, renaming, soft links, creation order.
+// The C API of links: deleting, renaming, soft and hard links, creation
+// order, and copying objects.
 #include <string>
 
 #include "capi/capi_internal.hpp"
+#include "h5loom/tools.hpp"
 
 using namespace h5loom::capi;
 
@@ -56,6 +58,27 @@ loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* cou
     need_out(count, "count");
     *count = group.link_count(text(path, "path"));
   });
+}
+
+loom_status loom_file_copy_object(loom_file* from, const char* from_path, loom_file* to, const char* to_path,
+                                  unsigned flags) {
+  return collective(
+      __func__, comm_of(from),
+      [&] {
+        need(from, "from", "file");
+        need(to, "to", "file");
+        text(from_path, "from_path");
+        text(to_path, "to_path");
+        if (flags & ~(LOOM_COPY_SHALLOW | LOOM_COPY_WITHOUT_ATTRS | LOOM_COPY_EXPAND_SOFT_LINKS))
+          throw h5loom::UsageError(in_call("unknown flags " + std::to_string(flags)));
+      },
+      [&] {
+        h5loom::CopyOptions options;
+        options.shallow = flags & LOOM_COPY_SHALLOW;
+        options.attributes = !(flags & LOOM_COPY_WITHOUT_ATTRS);
+        options.expand_soft_links = flags & LOOM_COPY_EXPAND_SOFT_LINKS;
+        h5loom::copy_object(from->file, from_path, to->file, to_path, options);
+      });
 }
 
 loom_status loom_group_soft_link(loom_group* g, const char* path, int* is_link, char* buf, size_t bufsize,

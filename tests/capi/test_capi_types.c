@@ -111,6 +111,10 @@ static void test_records(const char* path, const char* engine) {
     CHECK(links == 1);
   }
   CHECK(loom_group_create_hard_link(root, "x", "missing") == LOOM_ERR_NOT_FOUND);
+  /* copying: the dataset with its values, under a new name; misuse refused */
+  OK(loom_file_copy_object(f, "/particles", f, "/copies/particles", 0));
+  CHECK(loom_file_copy_object(f, "/particles", f, "/copies/particles", 0) == LOOM_ERR_EXISTS);
+  CHECK(loom_file_copy_object(f, "/particles", f, "/y", 64) == LOOM_ERR_USAGE);
   OK(loom_object_close(root));
   OK(loom_file_close(f));
 
@@ -137,13 +141,22 @@ static void test_records(const char* path, const char* engine) {
     CHECK(all[i].species == (i % 2 ? 1 : -1));
   }
   {
+    loom_dataset* copied = NULL;
+    loom_selection everything = loom_select_all();
+    OK(loom_group_open_dataset(root, "copies/particles", &copied));
+    memset(all, 0, sizeof all);
+    OK(loom_dataset_read_typed(copied, &everything, back, 2 * (size_t)nranks_, all));
+    for (i = 0; i < 2 * nranks_; ++i) CHECK(all[i].id == 100 * (i / 2) + i % 2);
+    OK(loom_object_close(copied));
+  }
+  {
     size_t n = 0;
     char name[64];
     int is_link = 0;
-    const char* created[] = {"particles", "filled", "latest", "kept"};
+    const char* created[] = {"particles", "filled", "latest", "kept", "copies"};
     OK(loom_group_member_count_created(root, &n));
-    CHECK(n == 4);
-    for (i = 0; i < (int)n && i < 4; ++i) {
+    CHECK(n == 5);
+    for (i = 0; i < (int)n && i < 5; ++i) {
       OK(loom_group_member_name(root, (size_t)i, name, sizeof name, NULL));
       CHECK(strcmp(name, created[i]) == 0);
     }
