@@ -206,7 +206,9 @@ std::string Tree::resolve(const std::string& path) const {
       if (it == nodes.end()) return {};
       const Node& n = it->second;
       if (!n.link.empty() || n.hard) {
-        const std::string& target = n.hard ? object_paths.at(n.hard) : n.link;
+        auto object = n.hard ? object_paths.find(n.hard) : object_paths.end();
+        if (n.hard && object == object_paths.end()) return {};  // (never: an object lives while a hard link names it)
+        const std::string& target = n.hard ? object->second : n.link;
         p = (target == "/" ? std::string() : target) + (end == std::string::npos ? "" : p.substr(end));
         if (p.empty()) p = "/";
         ++(n.hard ? hard : soft), followed = true;
