@@ -244,6 +244,15 @@ class Engine {
   // default, for engines whose objects have one name each, is 1.
   virtual uint64_t link_count(FileHandle& f, const std::string& path);
 
+  // ---- external links (conformance group "external_links"; with "links") ---------
+  // An external link `path` to the object `link.path` of the file `link.file`
+  // (the parent of `path` exists, `path` does not). No call follows it:
+  // kind() is None for it and for paths through it, list() names it, and
+  // unlink() and move() handle it like a soft link. The default raises UsageError.
+  virtual void create_external_link(FileHandle& f, const std::string& path, const ExternalLink& link);
+  // The link if `path` is an external link; nullopt if it is anything else or nothing.
+  virtual std::optional<ExternalLink> external_link(FileHandle& f, const std::string& path);
+
   // ---- named datatypes (conformance group "named_types") ----------------------
   // An engine without them keeps these defaults, which raise UsageError.
   // A named (committed) datatype `path` describing `dtype`: an object that

@@ -85,6 +85,8 @@ class ForwardingEngine : public Engine {
   std::optional<std::string> soft_link(FileHandle& f, const std::string& path) override;
   void create_hard_link(FileHandle& f, const std::string& path, const std::string& target) override;
   uint64_t link_count(FileHandle& f, const std::string& path) override;
+  void create_external_link(FileHandle& f, const std::string& path, const ExternalLink& link) override;
+  std::optional<ExternalLink> external_link(FileHandle& f, const std::string& path) override;
   std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group) override;
   uint64_t object_token(FileHandle& f, const std::string& path) override;
   std::string object_path(FileHandle& f, uint64_t token) override;

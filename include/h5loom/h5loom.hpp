@@ -210,6 +210,15 @@ class Group : public Object {
   void create_soft_link(const std::string& path, const std::string& target);
   // The target if `path` is a soft link.
   std::optional<std::string> soft_link(const std::string& path) const;
+  // ---- external links (engines declaring "external_links"); collective ----
+  // A link `path` to the object `target` of the file `file` (a name as HDF5
+  // takes it: a relative one is found beside this file, then in the working
+  // directory). h5loom does not follow it: kind() is None there, list() names
+  // it, visit() passes it; remove() and move() handle it like a soft link.
+  // HDF5 programs through the VOL connector, h5py and h5dump follow it.
+  void create_external_link(const std::string& path, const std::string& file, const std::string& target);
+  // The link if `path` is an external link.
+  std::optional<ExternalLink> external_link(const std::string& path) const;
   // ---- hard links (engines declaring "hard_links"); collective ----
   // A second name `path` for the group, dataset or named datatype `target`
   // (absolute, or relative to this group; links followed). Missing parents of

@@ -28,7 +28,7 @@ struct CopyOptions {
 // Copies the object at `from_path` of `from` - a group with everything below
 // it, a dataset with its values, a named datatype, with their attributes - to
 // the new path `to_path` of `to` (the same file or another open one; missing
-// parent groups are created). Inside the copy, soft links keep their targets,
+// parent groups are created). Inside the copy, soft and external links keep their targets,
 // an object with several names stays one object with several names, and
 // references to objects copied along name the copies; other references stay
 // as they are in the same file and become null in another. Collective over

@@ -30,6 +30,18 @@ uint64_t row_major_index(const Dims& at, const Dims& shape);
 // declaring the conformance group "named_types".
 enum class ObjectKind { None, Group, Dataset, Datatype };
 
+// An external link (engines declaring the conformance group "external_links"):
+// a name for the object at `path` of another file, `file` as the link was
+// made (HDF5 finds a relative name beside the linking file, then in the
+// working directory). h5loom never opens that file itself: the name is
+// nothing to kind() and visit(), and readers follow it (HDF5 and the VOL
+// connector do).
+struct ExternalLink {
+  std::string file;
+  std::string path;  // absolute, in that file
+  bool operator==(const ExternalLink& o) const { return file == o.file && path == o.path; }
+};
+
 enum class Layout { Contiguous, Chunked };
 
 // A dataset's bytes kept in another file (HDF5's external storage): `size`

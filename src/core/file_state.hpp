@@ -60,6 +60,9 @@ struct FileState {
   void refresh_dataset(const std::string& path);
   // Collective (after a link moves or goes): every entry is dropped.
   void forget_datasets();
+  // Whether a link `abs_path` exists: an object's name, or a soft or external
+  // link (which may lead nowhere here).
+  bool link_exists(const std::string& abs_path) const;
   // Whether the engine stack declares the conformance group `group`.
   bool supports(const std::string& group) const;
   // "file 'a.h5'" — every error message starts from this.

@@ -45,7 +45,7 @@ void Group::remove(const std::string& path) {
     f.require_writable("delete '" + abs + "'");
     if (abs == "/") throw UsageError("cannot delete the root group of " + f.describe_file());
   });
-  if (!soft_link(abs) && f.engine->kind(*f.handle, abs) == ObjectKind::None)
+  if (!f.link_exists(abs))
     throw NotFoundError("cannot delete '" + abs + "': nothing of that name in " + f.describe_file());
   f.flush();  // writes put to it land first (they name it)
   f.engine->unlink(*f.handle, abs);
@@ -63,7 +63,7 @@ void Group::move(const std::string& from, const std::string& to) {
       throw UsageError("cannot move '" + src + "' to '" + dst + "' in " + f.describe_file() +
                        ": the destination is inside it");
   });
-  if (!soft_link(src) && f.engine->kind(*f.handle, src) == ObjectKind::None)
+  if (!f.link_exists(src))
     throw NotFoundError("cannot move '" + src + "': nothing of that name in " + f.describe_file());
   require_absent(dst, "link");
   create_parents(dst);
@@ -116,6 +116,33 @@ uint64_t Group::link_count(const std::string& path) const {
   if (f.engine->kind(*f.handle, abs) == ObjectKind::None)
     throw NotFoundError("cannot count the links to '" + abs + "': nothing of that name in " + f.describe_file());
   return f.engine->link_count(*f.handle, abs);
+}
+
+void Group::create_external_link(const std::string& path, const std::string& file, const std::string& target) {
+  auto& f = state();
+  const std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_external_link", f.filename, abs);
+  ExternalLink link;
+  f.agree([&] {
+    f.require_writable("create external link '" + abs + "'");
+    if (file.empty()) throw UsageError("cannot create external link '" + abs + "': the file name is empty");
+    if (target.empty()) throw UsageError("cannot create external link '" + abs + "': the target path is empty");
+    link.file = file;
+    link.path = detail::normalize_path(target);  // a path in that file: from its root
+    if (!f.supports("external_links"))
+      throw UsageError("cannot create external link '" + abs + "' in " + f.describe_file() + ": engine '" +
+                       f.engine->name() + "' has no external links (conformance group 'external_links')");
+  });
+  require_absent(abs, "external link");
+  create_parents(abs);
+  f.engine->create_external_link(*f.handle, abs, link);
+}
+
+std::optional<ExternalLink> Group::external_link(const std::string& path) const {
+  auto& f = state();
+  const std::string abs = resolve(path);
+  f.require_open("look up '" + abs + "'");
+  return f.engine->external_link(*f.handle, abs);
 }
 
 ObjectRef Group::reference(const std::string& path) const {

@@ -114,6 +114,11 @@ void FileState::close() {
   forget_datasets();
 }
 
+bool FileState::link_exists(const std::string& abs_path) const {
+  return engine->kind(*handle, abs_path) != ObjectKind::None || engine->soft_link(*handle, abs_path) ||
+         engine->external_link(*handle, abs_path);
+}
+
 bool FileState::supports(const std::string& group) const {
   const auto groups = engine->conformance_groups();
   return std::find(groups.begin(), groups.end(), group) != groups.end();
@@ -268,6 +273,9 @@ void Group::create_parents(const std::string& abs_path) {
         if (f.engine->soft_link(*f.handle, prefix))
           throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
                             "' is a soft link whose target does not exist");
+        if (f.engine->external_link(*f.handle, prefix))
+          throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
+                            "' is an external link (h5loom does not follow them)");
         f.engine->create_group(*f.handle, prefix);
         break;
       case ObjectKind::Dataset:
@@ -288,6 +296,9 @@ void Group::require_absent(const std::string& abs, const char* what) const {
   if (f.engine->soft_link(*f.handle, abs))  // a soft link whose target does not exist
     throw ExistsError(std::string("cannot create ") + what + " '" + abs + "' in " + f.describe_file() +
                       ": a soft link of that name exists");
+  if (f.engine->external_link(*f.handle, abs))
+    throw ExistsError(std::string("cannot create ") + what + " '" + abs + "' in " + f.describe_file() +
+                      ": an external link of that name exists");
 }
 
 void Group::require_kind(const std::string& abs, ObjectKind want) const {
@@ -415,9 +426,10 @@ void Group::visit(const std::function<void(const std::string& path, ObjectKind k
   std::function<void(const Group&)> walk = [&](const Group& g) {
     for (const auto& name : g.list()) {
       if (g.soft_link(name)) continue;  // not followed: a link to a group above would never end
+      auto k = g.kind(name);
+      if (k == ObjectKind::None) continue;  // an external link
       std::string path = g.path_ == "/" ? "/" + name : g.path_ + "/" + name;
       if (several_names && !met.insert(f.engine->object_token(*f.handle, path)).second) continue;
-      auto k = g.kind(name);
       fn(path, k);
       if (k == ObjectKind::Group) walk(g.group(name));
     }

@@ -73,6 +73,10 @@ void Engine::create_hard_link(FileHandle&, const std::string& path, const std::s
   unsupported(*this, "create the hard link '" + path + "' to '" + target + "'", "hard_links");
 }
 uint64_t Engine::link_count(FileHandle&, const std::string&) { return 1; }
+void Engine::create_external_link(FileHandle&, const std::string& path, const ExternalLink&) {
+  unsupported(*this, "create the external link '" + path + "'", "external_links");
+}
+std::optional<ExternalLink> Engine::external_link(FileHandle&, const std::string&) { return std::nullopt; }
 std::vector<std::string> Engine::list_in_creation_order(FileHandle&, const std::string& group) {
   unsupported(*this, "list group '" + group + "' in creation order", "order");
 }

@@ -130,6 +130,21 @@ uint64_t ForwardingEngine::link_count(FileHandle& fh, const std::string& path) {
   return count;
 }
 
+void ForwardingEngine::create_external_link(FileHandle& fh, const std::string& path, const ExternalLink& link) {
+  auto& f = wrapped(fh);
+  around(f,
+         Call{"create_external_link", path, true, [&] { return quoted(path) + ", " + quoted(link.file) + ", " + quoted(link.path); }},
+         [&] { inner_->create_external_link(*f.inner, path, link); });
+}
+
+std::optional<ExternalLink> ForwardingEngine::external_link(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  std::optional<ExternalLink> link;
+  around(f, Call{"external_link", path, true, [&] { return quoted(path); }},
+         [&] { link = inner_->external_link(*f.inner, path); });
+  return link;
+}
+
 std::vector<std::string> ForwardingEngine::list_in_creation_order(FileHandle& fh, const std::string& group) {
   auto& f = wrapped(fh);
   std::vector<std::string> names;

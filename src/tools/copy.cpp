@@ -113,6 +113,10 @@ class Copier {
         auto source = from_.group(src);
         for (const auto& name : order_ ? source.list_in_creation_order() : source.list()) {
           const std::string child = join(src, name);
+          if (auto external = source.external_link(name)) {  // kept: h5loom does not follow them
+            g.create_external_link(name, external->file, external->path);
+            continue;
+          }
           auto target = source.soft_link(name);
           if (!target || (options_.expand_soft_links && from_.kind(child) != ObjectKind::None))
             copy_node(child, join(dst, name), depth + 1);

@@ -53,6 +53,9 @@ hid_t native_fapl() {
   return fapl;
 }
 
+// An external link traversal callback that refuses every traversal.
+herr_t refuse_external_link(const char*, const char*, const char*, const char*, unsigned*, hid_t, void*) { return -1; }
+
 // ---- the engine ---------------------------------------------------------------
 
 struct Hdf5File : FileHandle {
@@ -60,6 +63,7 @@ struct Hdf5File : FileHandle {
   Hid file;
   Hid dxpl;  // transfer properties (collective or independent)
   Hid independent_dxpl;  // for read_independent: always independent
+  Hid no_external;       // link access properties on which an external link is not followed (it fails)
   bool collective = false;
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
@@ -90,7 +94,7 @@ class Hdf5Engine final : public engine::Engine {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
                                     "order",    "fill",   "external", "references", "attribute_edit", "arrays", "shrink",
-                                    "named_types", "hard_links"};
+                                    "named_types", "hard_links", "external_links"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -195,6 +199,10 @@ class Hdf5Engine final : public engine::Engine {
     f->dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
     if (f->collective) check(H5Pset_dxpl_mpio(f->dxpl.get(), H5FD_MPIO_COLLECTIVE), "enabling collective transfers");
     f->independent_dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
+    // The engine interface never follows external links (kind() is None through
+    // them): HDF5 would open the other file natively, whatever engine wrote it.
+    f->no_external = checked(H5Pcreate(H5P_LINK_ACCESS), H5Pclose, "creating link access properties");
+    check(H5Pset_elink_cb(f->no_external.get(), refuse_external_link, nullptr), "creating link access properties");
     return f;
   }
 
@@ -274,7 +282,7 @@ class Hdf5Engine final : public engine::Engine {
     auto& f = cast(fh);
     if (path == "/") return ObjectKind::Group;
     if (!links_exist(f, path)) return ObjectKind::None;
-    hid_t obj = H5Oopen(f.file.get(), path.c_str(), H5P_DEFAULT);
+    hid_t obj = H5Oopen(f.file.get(), path.c_str(), f.no_external.get());
     if (obj < 0) {  // a dangling soft link, or a path through a dataset
       H5Eclear2(H5E_DEFAULT);
       return ObjectKind::None;
@@ -351,6 +359,27 @@ class Hdf5Engine final : public engine::Engine {
           "reading object '" + path + "' in file '" + f.name + "'");
 #endif
     return info.rc;
+  }
+  void create_external_link(FileHandle& fh, const std::string& path, const ExternalLink& link) override {
+    auto& f = cast(fh);
+    check(H5Lcreate_external(link.file.c_str(), link.path.c_str(), f.file.get(), path.c_str(), H5P_DEFAULT,
+                             H5P_DEFAULT),
+          "creating external link '" + path + "' in file '" + f.name + "'");
+  }
+  std::optional<ExternalLink> external_link(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    if (path == "/" || !links_exist(f, path)) return std::nullopt;
+    H5L_info_t li;
+    check(H5Lget_info(f.file.get(), path.c_str(), &li, f.no_external.get()), "reading link '" + path + "'");
+    if (li.type != H5L_TYPE_EXTERNAL) return std::nullopt;
+    std::vector<char> value(li.u.val_size);
+    check(H5Lget_val(f.file.get(), path.c_str(), value.data(), value.size(), f.no_external.get()),
+          "reading external link '" + path + "'");
+    const char* file = nullptr;
+    const char* target = nullptr;
+    check(H5Lunpack_elink_val(value.data(), value.size(), nullptr, &file, &target),
+          "reading external link '" + path + "'");
+    return ExternalLink{file, target};
   }
   std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);
@@ -741,7 +770,7 @@ class Hdf5Engine final : public engine::Engine {
   static bool links_exist(Hdf5File& f, const std::string& path) {
     for (std::size_t pos = path.find('/', 1);; pos = path.find('/', pos + 1)) {
       std::string prefix = path.substr(0, pos);
-      if (H5Lexists(f.file.get(), prefix.c_str(), H5P_DEFAULT) <= 0) {
+      if (H5Lexists(f.file.get(), prefix.c_str(), f.no_external.get()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         return false;
       }

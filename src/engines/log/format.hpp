@@ -30,7 +30,7 @@ constexpr uint32_t kVersion = 8;         // written; 2 added the front file's ch
                                           // 5 deleting and renaming attributes,
                                           // 6 shrinking datasets (the `resize` operation),
                                           // 7 named datatypes (the `type` operation),
-                                          // 8 hard links (the `hardlink` operation)
+                                          // 8 hard and external links (`hardlink`, `extlink`)
 constexpr uint32_t kOldestVersion = 1;   // the oldest read
 inline bool readable_version(uint32_t v) { return v >= kOldestVersion && v <= kVersion; }
 constexpr char kLogMagic[8] = {'H', '5', 'L', 'O', 'O', 'M', 'L', 'G'};

@@ -324,6 +324,10 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
       e->create_soft_link(*h, p, entry.link);
       continue;
     }
+    if (!entry.external.file.empty()) {
+      e->create_external_link(*h, p, entry.external);
+      continue;
+    }
     const Node& node = entry.hard ? tree.nodes.at(tree.path_of_token(entry.hard)) : entry;
     if (p != "/") {
       if (auto first = made_at.find(node.token); first != made_at.end()) {

@@ -32,7 +32,7 @@ class LogEngine final : public engine::Engine {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
             "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read", "shrink",
-            "named_types", "hard_links"};
+            "named_types", "hard_links", "external_links"};
   }
 
   // ---- storage ----
@@ -168,13 +168,19 @@ class LogEngine final : public engine::Engine {
     auto& f = cast(fh);
     return f.catalog.tree.link_count(node(f, path).token);
   }
+  void create_external_link(FileHandle& fh, const std::string& path, const ExternalLink& link) override {
+    auto& f = writable(fh, "create external link '" + path + "'");
+    record(f, extlink_op(link_path(f, path), link));
+  }
+  std::optional<ExternalLink> external_link(FileHandle& fh, const std::string& path) override {
+    const Node* n = link_node(cast(fh), path);
+    if (!n || n->external.file.empty()) return std::nullopt;
+    return n->external;
+  }
   std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
-    auto& f = cast(fh);
-    if (path == "/") return std::nullopt;
-    const std::string p = link_path(f, path);
-    auto it = p.empty() ? f.catalog.tree.nodes.end() : f.catalog.tree.nodes.find(p);
-    if (it == f.catalog.tree.nodes.end() || it->second.link.empty()) return std::nullopt;
-    return it->second.link;
+    const Node* n = link_node(cast(fh), path);
+    if (!n || n->link.empty()) return std::nullopt;
+    return n->link;
   }
 
   // ---- named datatypes: `type` operations ----
@@ -326,6 +332,13 @@ class LogEngine final : public engine::Engine {
     const Node* n = f.catalog.tree.find(path);
     if (!n) throw NotFoundError("no object '" + path + "' in " + f.where());
     return *n;
+  }
+  // The node of the link `path` itself (its last step not followed), or null.
+  static const Node* link_node(LogFile& f, const std::string& path) {
+    if (path == "/") return nullptr;
+    const std::string p = link_path(f, path);
+    auto it = p.empty() ? f.catalog.tree.nodes.end() : f.catalog.tree.nodes.find(p);
+    return it == f.catalog.tree.nodes.end() ? nullptr : &it->second;
   }
   // A link's own path: its parent's links followed, not its last step.
   static std::string link_path(LogFile& f, const std::string& path) {

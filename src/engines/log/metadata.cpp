@@ -182,6 +182,9 @@ Json softlink_op(const std::string& path, const std::string& target) {
 Json hardlink_op(const std::string& path, uint64_t token) {
   return Json{{"op", "hardlink"}, {"path", path}, {"target", token}};
 }
+Json extlink_op(const std::string& path, const ExternalLink& link) {
+  return Json{{"op", "extlink"}, {"path", path}, {"file", link.file}, {"target", link.path}};
+}
 Json unlink_op(const std::string& path) { return Json{{"op", "unlink"}, {"path", path}}; }
 Json move_op(const std::string& from, const std::string& to) {
   return Json{{"op", "move"}, {"from", from}, {"to", to}};
@@ -205,6 +208,7 @@ std::string Tree::resolve(const std::string& path) const {
       auto it = nodes.find(prefix);
       if (it == nodes.end()) return {};
       const Node& n = it->second;
+      if (!n.external.file.empty()) return {};  // into another file: not here
       if (!n.link.empty() || n.hard) {
         auto object = n.hard ? object_paths.find(n.hard) : object_paths.end();
         if (n.hard && object == object_paths.end()) return {};  // (never: an object lives while a hard link names it)
@@ -360,6 +364,15 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     attach(tree, p);
     tree.nodes[p].hard = token;
     ++tree.hard_links[token];
+  } else if (kind == "extlink") {
+    const std::string p = op.at("path");
+    ExternalLink link{op.at("file").get<std::string>(), op.at("target").get<std::string>()};
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p) || link.file.empty() ||
+        link.path.empty() || link.path[0] != '/')
+      bad("has a bad or existing path '" + p + "', or a bad file '" + link.file + "' or target '" + link.path + "'");
+    node_of(parent_of(p), ObjectKind::Group);
+    attach(tree, p);
+    tree.nodes[p].external = std::move(link);
   } else if (kind == "unlink" || kind == "move") {
     const std::string from = op.at(kind == "unlink" ? "path" : "from");
     const std::string to = kind == "move" ? op.at("to").get<std::string>() : std::string();

@@ -25,8 +25,9 @@ using Json = nlohmann::json;
 constexpr uint64_t kRootToken = 1;
 
 // A node is an object (a group, a dataset, a named datatype) at its own
-// path, or a link: a soft link (`link`) or a hard link (`hard`), a second name
-// for an object whose node is elsewhere (version 8). A link's kind is None.
+// path, or a link: a soft link (`link`), a hard link (`hard`), a second name
+// for an object whose node is elsewhere, or an external link (`external`) to
+// an object of another file, never followed (both version 8). A link's kind is None.
 struct Node {
   ObjectKind kind = ObjectKind::None;  // None: a soft or hard link
   uint64_t token = 0;                  // groups, datasets and named datatypes: their object reference token
@@ -37,6 +38,7 @@ struct Node {
   int dataset = -1;                 // for datasets: the id
   std::string link;                 // for soft links: the target (absolute; need not exist)
   uint64_t hard = 0;                // for hard links: the token of the object they name (it exists)
+  ExternalLink external;            // for external links: the file and the path there (file not empty)
   Datatype type;                    // for named datatypes: the datatype
 };
 
@@ -91,8 +93,8 @@ struct Tree {
   uint32_t link_count(uint64_t token) const;
 
   // `path` with every link on it followed (at most 16 soft links): the path
-  // of the object's node; empty if it leads nowhere. Paths without links come
-  // back as they are.
+  // of the object's node; empty if it leads nowhere (or through an external
+  // link). Paths without links come back as they are.
   std::string resolve(const std::string& path) const;
   // The node at `path` (links followed), or null.
   const Node* find(const std::string& path) const;
@@ -111,6 +113,8 @@ Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, cons
 Json softlink_op(const std::string& path, const std::string& target);
 // A hard link `path` to the object with token `token` (version 8).
 Json hardlink_op(const std::string& path, uint64_t token);
+// An external link `path` to `link.path` of the file `link.file` (version 8).
+Json extlink_op(const std::string& path, const ExternalLink& link);
 // A named datatype (version 7).
 Json type_op(const std::string& path, const Datatype& dtype);
 Json unlink_op(const std::string& path);
