@@ -222,6 +222,14 @@ class Engine {
   virtual std::optional<std::string> soft_link(FileHandle& f, const std::string& path);
   // Member names of a group in the order they were created.
   virtual std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group);
+  // HDF5's creation order values ("order"): each new link of a group gets
+  // the group's next value, from 0; a link keeps its value while it stays,
+  // values are not reused, and the next is 0 again when the group is empty (a
+  // moved link gets its new group's next value). The value of the link
+  // `path`; the defaults give positions in list_in_creation_order().
+  virtual int64_t creation_order(FileHandle& f, const std::string& path);
+  // The value the next link made in `group` gets.
+  virtual int64_t next_creation_order(FileHandle& f, const std::string& group);
 
   // ---- object references (conformance group "references") -------------------
   // An engine without them keeps these defaults, which raise UsageError.

@@ -88,6 +88,8 @@ class ForwardingEngine : public Engine {
   void create_external_link(FileHandle& f, const std::string& path, const ExternalLink& link) override;
   std::optional<ExternalLink> external_link(FileHandle& f, const std::string& path) override;
   std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group) override;
+  int64_t creation_order(FileHandle& f, const std::string& path) override;
+  int64_t next_creation_order(FileHandle& f, const std::string& group) override;
   uint64_t object_token(FileHandle& f, const std::string& path) override;
   std::string object_path(FileHandle& f, uint64_t token) override;
   void commit_datatype(FileHandle& f, const std::string& path, const Datatype& dtype) override;

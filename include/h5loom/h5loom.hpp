@@ -197,6 +197,13 @@ class Group : public Object {
   std::vector<std::string> list() const;  // member names, sorted
   // Member names in the order they were created (engines declaring the conformance group "order").
   std::vector<std::string> list_in_creation_order() const;
+  // HDF5's creation order value of the member `name` (engines declaring
+  // "order"): each new member gets the group's next value, from 0; values are
+  // not reused while the group has members, and start at 0 again when it has
+  // none. A member moved here gets the next value.
+  int64_t creation_order(const std::string& name) const;
+  // The value the next member gets.
+  int64_t next_creation_order() const;
 
   // ---- links (engines declaring "links"); collective, and flush points ----
   // Deletes the link `path`: a soft link, a hard link, or an object's name.

@@ -30,6 +30,21 @@ std::vector<std::string> Group::list_in_creation_order() const {
   return f.engine->list_in_creation_order(*f.handle, path_);
 }
 
+int64_t Group::creation_order(const std::string& name) const {
+  auto& f = state();
+  const std::string abs = resolve(name);
+  f.require_open("look up '" + abs + "'");
+  if (abs == "/" || !f.link_exists(abs))
+    throw NotFoundError("no member '" + abs + "' in " + f.describe_file() + " to give the creation order of");
+  return f.engine->creation_order(*f.handle, abs);
+}
+
+int64_t Group::next_creation_order() const {
+  auto& f = state();
+  f.require_open("look up group '" + path_ + "'");
+  return f.engine->next_creation_order(*f.handle, path_);
+}
+
 std::optional<std::string> Group::soft_link(const std::string& path) const {
   auto& f = state();
   std::string abs = resolve(path);

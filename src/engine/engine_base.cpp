@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -77,6 +78,15 @@ void Engine::create_external_link(FileHandle&, const std::string& path, const Ex
   unsupported(*this, "create the external link '" + path + "'", "external_links");
 }
 std::optional<ExternalLink> Engine::external_link(FileHandle&, const std::string&) { return std::nullopt; }
+int64_t Engine::creation_order(FileHandle& f, const std::string& path) {
+  const auto slash = path.rfind('/');
+  const auto names = list_in_creation_order(f, slash == 0 ? "/" : path.substr(0, slash));
+  const auto at = std::find(names.begin(), names.end(), path.substr(slash + 1));
+  return at == names.end() ? -1 : int64_t(at - names.begin());
+}
+int64_t Engine::next_creation_order(FileHandle& f, const std::string& group) {
+  return int64_t(list_in_creation_order(f, group).size());
+}
 std::vector<std::string> Engine::list_in_creation_order(FileHandle&, const std::string& group) {
   unsupported(*this, "list group '" + group + "' in creation order", "order");
 }

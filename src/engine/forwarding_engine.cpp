@@ -153,6 +153,22 @@ std::vector<std::string> ForwardingEngine::list_in_creation_order(FileHandle& fh
   return names;
 }
 
+int64_t ForwardingEngine::creation_order(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  int64_t value = 0;
+  around(f, Call{"creation_order", path, true, [&] { return quoted(path); }},
+         [&] { value = inner_->creation_order(*f.inner, path); });
+  return value;
+}
+
+int64_t ForwardingEngine::next_creation_order(FileHandle& fh, const std::string& group) {
+  auto& f = wrapped(fh);
+  int64_t value = 0;
+  around(f, Call{"next_creation_order", group, true, [&] { return quoted(group); }},
+         [&] { value = inner_->next_creation_order(*f.inner, group); });
+  return value;
+}
+
 uint64_t ForwardingEngine::object_token(FileHandle& fh, const std::string& path) {
   auto& f = wrapped(fh);
   uint64_t token = 0;

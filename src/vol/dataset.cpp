@@ -106,7 +106,8 @@ void* dataset_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     Object& o = as_object(obj);
     check_plist(dapl, H5P_DATASET_ACCESS, "dataset access");
-    auto* d = new Object(H5I_DATASET, o, join(locate(o, loc), name ? name : "."));
+    const Located at = follow_external_links(o.file, join(locate(o, loc), name ? name : "."));
+    auto* d = new Object(H5I_DATASET, at.file, at.path);
     d->keep_access(dapl);
     return (void*)d;
   });

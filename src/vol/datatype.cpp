@@ -70,9 +70,10 @@ void* datatype_open(void* obj, const H5VL_loc_params_t* loc, const char* name, h
     check_plist(tapl, H5P_DATATYPE_ACCESS, "datatype access");
     require_named_types(*o.file);
     if (!name || !*name) throw UsageError("cannot open a datatype without a name (file '" + o.file->name + "')");
-    const std::string path = join(locate(o, loc), name);
-    o.h5().named_datatype(path);  // NotFoundError unless a named datatype is there
-    auto* t = new Object(H5I_DATATYPE, o, path);
+    const Located at = follow_external_links(o.file, join(locate(o, loc), name));
+    require_named_types(*at.file);
+    at.file->file.named_datatype(at.path);  // NotFoundError unless a named datatype is there
+    auto* t = new Object(H5I_DATATYPE, at.file, at.path);
     t->keep_access(tapl);
     return (void*)t;
   });

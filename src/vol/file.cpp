@@ -2,6 +2,7 @@
 // communicator of the file access properties; one h5loom file per file and
 // process, shared by every HDF5 handle of it (as native HDF5 shares them).
 #include <limits.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -104,6 +105,7 @@ void learn_engine(OpenFile& f) {
   f.independent_read = has("independent_read");
   f.named_types = has("named_types") && offers_named_types(f.file.engine_name());
   f.hard_links = f.links && f.references && has("hard_links");
+  f.external_links = f.links && has("external_links");
 }
 
 void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {
@@ -144,7 +146,9 @@ void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_
     options.engine = config_for(config_of(fapl), comm.owned);
     KeepErrorPrinting keep;
     File file = (flags & H5F_ACC_EXCL) ? File::create_exclusive(name, options) : File::create(name, options);
-    return make_file(std::move(file), name, key, H5F_ACC_RDWR, fcpl, fapl);
+    void* root = make_file(std::move(file), name, key, H5F_ACC_RDWR, fcpl, fapl);
+    static_cast<Object*>(root)->file->created = true;
+    return root;
   });
 }
 
@@ -168,6 +172,19 @@ void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t, void**) {
     File file = File::open(name, write ? Mode::ReadWrite : Mode::Read, options);
     return make_file(std::move(file), name, key, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT, fapl);
   });
+}
+
+std::shared_ptr<OpenFile> open_linked_file(const OpenFile& from, const std::string& name) {
+  std::string path = name;
+  if (!name.empty() && name[0] != '/') {
+    const auto slash = from.name.rfind('/');
+    const std::string beside = slash == std::string::npos ? name : from.name.substr(0, slash + 1) + name;
+    if (::access(beside.c_str(), F_OK) == 0) path = beside;
+  }
+  std::unique_ptr<Object> root(static_cast<Object*>(file_open(path.c_str(), from.intent, from.fapl, H5P_DEFAULT, nullptr)));
+  if (!root)
+    throw NotFoundError("cannot open file '" + path + "', which an external link of file '" + from.name + "' names");
+  return root->file;
 }
 
 namespace {
@@ -327,10 +344,12 @@ herr_t file_close(void* obj, hid_t, void**) { return release(static_cast<Object*
 
 herr_t release(Object* o) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
-    std::shared_ptr<OpenFile> f = o->file;
+    // The file's last object: closing now (collective) reports errors to the
+    // caller. If that fails, HDF5 keeps the identifier and may close it again
+    // (at exit): the object stays until then, and the file, closed either way
+    // (File::close), closes quietly the second time.
+    if (o->file.use_count() == 1) o->file->close();
     delete o;
-    // The file's last object: closing now (collective) reports errors to the caller.
-    if (f.use_count() == 1) f->close();
     return herr_t(0);
   });
 }

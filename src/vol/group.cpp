@@ -26,11 +26,11 @@ void* group_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
     if (path == "/") throw UsageError("the root group exists (file '" + o.file->name + "')");
     if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
     o.h5().create_group(path);
-    if (gcpl != H5P_DEFAULT) {
-      hid_t& kept = o.file->group_plists[path];
-      if (kept > 0) H5Pclose(kept);  // a group of that name made, deleted and made again
-      kept = H5Pcopy(gcpl);
-    }
+    // Kept also when default: HDF5's default tracks no creation order, and
+    // HDF5 then gives the group's links none (h5loom's engines keep it anyway).
+    hid_t& kept = o.file->group_plists[path];
+    if (kept > 0) H5Pclose(kept);  // a group of that name made, deleted and made again
+    kept = H5Pcopy(gcpl == H5P_DEFAULT ? H5P_GROUP_CREATE_DEFAULT : gcpl);
     return (void*)new Object(H5I_GROUP, o, path);
   });
 }
@@ -39,9 +39,9 @@ void* group_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     Object& o = as_object(obj);
     check_plist(gapl, H5P_GROUP_ACCESS, "group access");
-    const std::string path = join(locate(o, loc), name ? name : ".");
-    o.h5().group(path);  // NotFoundError unless a group is there
-    return (void*)new Object(H5I_GROUP, o, path);
+    const Located at = follow_external_links(o.file, join(locate(o, loc), name ? name : "."));
+    at.file->file.group(at.path);  // NotFoundError unless a group is there
+    return (void*)new Object(H5I_GROUP, at.file, at.path);
   });
 }
 
@@ -66,7 +66,7 @@ herr_t group_get(void* obj, H5VL_group_get_args_t* args, hid_t, void**) {
         const auto names = o.h5().group(path).list();
         a.ginfo->storage_type = H5G_STORAGE_TYPE_COMPACT;
         a.ginfo->nlinks = names.size();
-        a.ginfo->max_corder = static_cast<int64_t>(names.size());
+        a.ginfo->max_corder = o.file->order ? o.h5().group(path).next_creation_order() : int64_t(names.size());
         a.ginfo->mounted = false;
         return herr_t(0);
       }

@@ -19,10 +19,34 @@ void require_links(const OpenFile& f, const std::string& what) {
   if (!f.links) unsupported(what + " with an engine without the conformance group 'links'");
 }
 
-// Is there a link `path` (a dangling soft link counts)?
+// Is there a link `path` (a dangling soft link, an external link count)?
 bool link_exists(OpenFile& f, const std::string& path) {
   if (path == "/") return true;
-  return f.file.kind(path) != ObjectKind::None || (f.links && f.file.soft_link(path));
+  return f.file.kind(path) != ObjectKind::None || (f.links && f.file.soft_link(path)) ||
+         (f.external_links && f.file.external_link(path));
+}
+
+// An external link's value as HDF5 packs it (H5Lunpack_elink_val reads it):
+// a version and flags byte (0), the file name and the object's path, each NUL-terminated.
+std::string packed_external_link(const ExternalLink& link) {
+  std::string value(1, '\0');
+  value += link.file;
+  value += '\0';
+  value += link.path;
+  value += '\0';
+  return value;
+}
+
+// Whether HDF5 would give the links of `group` creation order values: as its
+// creation properties asked, for a group made in this session (the root: the
+// file's); else - unknown, h5loom keeping no creation properties - yes.
+bool tracks_creation_order(OpenFile& f, const std::string& group) {
+  hid_t cpl = H5I_INVALID_HID;
+  if (group == "/") cpl = f.created ? f.fcpl : H5I_INVALID_HID;
+  else if (auto kept = f.group_plists.find(group); kept != f.group_plists.end()) cpl = kept->second;
+  unsigned flags = H5P_CRT_ORDER_TRACKED;
+  if (cpl >= 0 && H5Pget_link_creation_order(cpl, &flags) < 0) H5Eclear2(H5E_DEFAULT);
+  return flags & H5P_CRT_ORDER_TRACKED;
 }
 
 H5L_info2_t link_info(OpenFile& f, const std::string& path) {
@@ -30,18 +54,16 @@ H5L_info2_t link_info(OpenFile& f, const std::string& path) {
   std::memset(&info, 0, sizeof info);
   info.cset = H5T_CSET_ASCII;
   if (!link_exists(f, path)) throw NotFoundError("link '" + path + "' not found in file '" + f.name + "'");
-  if (f.order && path != "/") {
-    const auto names = f.file.group(parent_of(path)).list_in_creation_order();
-    const std::string name = last_name(path);
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) {
-        info.corder_valid = true;
-        info.corder = static_cast<int64_t>(i);
-      }
+  if (f.order && path != "/" && tracks_creation_order(f, parent_of(path))) {
+    info.corder_valid = true;
+    info.corder = f.file.creation_order(path);
   }
   if (auto target = f.links ? f.file.soft_link(path) : std::nullopt) {
     info.type = H5L_TYPE_SOFT;
     info.u.val_size = target->size() + 1;
+  } else if (auto external = f.external_links ? f.file.external_link(path) : std::nullopt) {
+    info.type = H5L_TYPE_EXTERNAL;
+    info.u.val_size = packed_external_link(*external).size();
   } else {
     info.type = H5L_TYPE_HARD;
     info.u.token = token_of(f, path);
@@ -92,7 +114,27 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
         o.h5().create_hard_link(path, to);
         return herr_t(0);
       }
-      case H5VL_LINK_CREATE_UD: unsupported("external and user-defined links");
+      case H5VL_LINK_CREATE_UD: {
+        // H5Lcreate_external: the packed value of an external link.
+        const auto& ud = args->args.ud;
+        check_plist(lcpl, H5P_LINK_CREATE, "link creation");
+        if (ud.type != H5L_TYPE_EXTERNAL)
+          unsupported("user-defined links of class " + std::to_string(int(ud.type)) +
+                      " (H5Lcreate_ud makes external links only)");
+        if (!o.file->external_links)
+          unsupported("external links with an engine without the conformance group 'external_links'");
+        unsigned flags = 0;
+        const char* file = nullptr;
+        const char* object = nullptr;
+        if (H5Lunpack_elink_val(ud.buf, ud.buf_size, &flags, &file, &object) < 0) {
+          H5Eclear2(H5E_DEFAULT);
+          throw UsageError("an external link's value is malformed");
+        }
+        const std::string path = locate(o, loc);
+        if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
+        o.h5().create_external_link(path, file, object);
+        return herr_t(0);
+      }
     }
     unsupported("link type " + std::to_string(int(args->op_type)));
   });
@@ -112,6 +154,8 @@ herr_t link_copy(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, co
     if (src.h5().mode() != Mode::Read) require_parent(*src.file, to, lcpl);
     if (auto target = src.h5().soft_link(from)) {
       src.h5().create_soft_link(to, *target);
+    } else if (auto external = src.file->external_links ? src.h5().external_link(from) : std::nullopt) {
+      src.h5().create_external_link(to, external->file, external->path);
     } else {
       if (!src.file->hard_links)
         unsupported("copying hard link '" + from + "' (a second name for its object) with an engine without the "
@@ -157,8 +201,13 @@ herr_t link_get(void* obj, const H5VL_loc_params_t* loc, H5VL_link_get_args_t* a
       }
       case H5VL_LINK_GET_VAL: {
         auto target = o.file->links ? o.h5().soft_link(path) : std::nullopt;
-        if (!target) throw UsageError("'" + path + "' is not a soft link (file '" + o.file->name + "')");
         auto& a = args->args.get_val;
+        if (auto external = !target && o.file->external_links ? o.h5().external_link(path) : std::nullopt) {
+          const std::string value = packed_external_link(*external);
+          if (a.buf && a.buf_size > 0) std::memcpy(a.buf, value.data(), std::min(value.size(), a.buf_size));
+          return herr_t(0);
+        }
+        if (!target) throw UsageError("'" + path + "' is not a soft or external link (file '" + o.file->name + "')");
         if (a.buf && a.buf_size > 0) {
           const size_t n = std::min(target->size(), a.buf_size - 1);
           std::memcpy(a.buf, target->data(), n);

@@ -209,6 +209,27 @@ std::string locate(const Object& obj, const H5VL_loc_params_t* loc) {
   throw UsageError("unknown location type " + std::to_string(int(loc->type)));
 }
 
+Located follow_external_links(const std::shared_ptr<OpenFile>& start, const std::string& path) {
+  Located at{start, path};
+  for (int hops = 0; hops <= 16; ++hops) {  // HDF5's default limit on links followed
+    if (!at.file->external_links || at.file->file.kind(at.path) != ObjectKind::None) return at;
+    bool followed = false;
+    for (std::size_t end = at.path.find('/', 1);; end = at.path.find('/', end + 1)) {
+      const std::string prefix = at.path.substr(0, end);
+      if (auto link = at.file->file.external_link(prefix)) {
+        const std::string rest = end == std::string::npos ? "" : at.path.substr(end);
+        at.file = open_linked_file(*at.file, link->file);
+        at.path = link->path == "/" ? (rest.empty() ? "/" : rest) : link->path + rest;
+        followed = true;
+        break;
+      }
+      if (end == std::string::npos || at.file->file.kind(prefix) == ObjectKind::None) break;
+    }
+    if (!followed) return at;
+  }
+  throw NotFoundError("more than 16 external links on the way to '" + path + "' from file '" + start->name + "'");
+}
+
 void require_parent(OpenFile& f, const std::string& path, hid_t lcpl) {
   const std::string parent = parent_of(path);
   const ObjectKind k = f.file.kind(parent);
@@ -284,12 +305,12 @@ Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
 void* object_open(void* obj, const H5VL_loc_params_t* loc, H5I_type_t* opened_type, hid_t, void**) {
   return H5LOOM_VOL_GUARD((void*)nullptr, {
     Object& o = as_object(obj);
-    const std::string path = locate(o, loc);
-    const H5I_type_t type = id_type_of(o.h5().kind(path));
-    if (type == H5I_BADID) throw NotFoundError("object '" + path + "' not found in file '" + o.file->name + "'");
-    if (type == H5I_DATATYPE) require_named_types(*o.file);
+    const Located at = follow_external_links(o.file, locate(o, loc));
+    const H5I_type_t type = id_type_of(at.file->file.kind(at.path));
+    if (type == H5I_BADID) throw NotFoundError("object '" + at.path + "' not found in file '" + at.file->name + "'");
+    if (type == H5I_DATATYPE) require_named_types(*at.file);
     *opened_type = type;
-    return (void*)new Object(type, o, path);
+    return (void*)new Object(type, at.file, at.path);
   });
 }
 

@@ -155,7 +155,7 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
                    H5VL_CAP_FLAG_BY_IDX;
   // OBJECT_MORE: H5Ocopy, H5Oget_info's reference counts (but H5Oincr_refcount:
   // an object lives while a link names it). Not
-  // FILTERS, EXTERNAL_LINKS, MOUNT, TRACK_TIMES, STORAGE_SIZE, ASYNC: h5loom has
+  // FILTERS, MOUNT, TRACK_TIMES, STORAGE_SIZE, ASYNC: h5loom has
   // none of those. The engine's conformance groups say what else it does. Which engine an
   // empty configuration means is only known per file: assume the default's.
   std::string name = config;
@@ -171,9 +171,13 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
   const std::vector<std::string> groups = stack->conformance_groups();
   auto has = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
   // Links: exists and delete (basic); information, values, iteration, moves
-  // and copies (more); soft links; hard links with "hard_links". No external links.
+  // and copies (more); soft links; hard links with "hard_links"; external
+  // links with "external_links" (followed where objects are opened).
   if (has("links")) flags |= H5VL_CAP_FLAG_LINK_BASIC | H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_SOFT_LINKS;
   if (has("links") && has("references") && has("hard_links")) flags |= H5VL_CAP_FLAG_HARD_LINKS;
+  // H5Lcreate_ud makes links of the one user-defined class HDF5 predefines,
+  // the external one; another registered class is refused, naming it.
+  if (has("links") && has("external_links")) flags |= H5VL_CAP_FLAG_EXTERNAL_LINKS | H5VL_CAP_FLAG_UD_LINKS;
   // Creation order covers links (group "order") and attributes ("attribute_edit").
   if (has("order") && has("attribute_edit")) flags |= H5VL_CAP_FLAG_CREATION_ORDER;
   if (has("fill")) flags |= H5VL_CAP_FLAG_FILL_VALUES;

@@ -75,10 +75,11 @@ struct OpenFile {
   std::string key;        // the canonical path: the registry's key
   unsigned intent = 0;    // H5F_ACC_RDWR or H5F_ACC_RDONLY
   hid_t fapl = H5I_INVALID_HID, fcpl = H5I_INVALID_HID;  // copies, for H5Fget_access_plist / create_plist
+  bool created = false;   // by this process (fcpl is then what the file was created with)
   unsigned long fileno = 0;
   // What the engine declares (its conformance groups).
   bool links = false, order = false, fill = false, references = false, attribute_edit = false,
-       independent_read = false, named_types = false, hard_links = false;
+       independent_read = false, named_types = false, hard_links = false, external_links = false;
   // The creation properties groups were created with in this session, by
   // path (h5loom keeps none in the file; H5Gget_create_plist returns them).
   std::map<std::string, hid_t> group_plists;
@@ -196,6 +197,18 @@ std::string parent_of(const std::string& path);
 std::string last_name(const std::string& path);  // "/" for the root
 // The absolute path that `loc` designates from `obj` (by self, name, index or token).
 std::string locate(const Object& obj, const H5VL_loc_params_t* loc);
+// Where `path` of `f` leads with the external links on it followed (as HDF5
+// follows them when opening an object): the file - opened through the
+// connector, as `f` is - and the path there. `path` itself where none is on it.
+struct Located {
+  std::shared_ptr<OpenFile> file;
+  std::string path;
+};
+Located follow_external_links(const std::shared_ptr<OpenFile>& f, const std::string& path);
+// The file an external link of `from` names (file.cpp): open already, or
+// opened as `from` was (its access properties, read-write if it is). A
+// relative name is found beside `from`, else in the working directory.
+std::shared_ptr<OpenFile> open_linked_file(const OpenFile& from, const std::string& name);
 // The members of group `path` in the order and index HDF5 asked for.
 std::vector<std::string> members(OpenFile& f, const std::string& path, H5_index_t index, H5_iter_order_t order);
 // The `n`-th member of group `path` in that index and order (HDF5's "by index").

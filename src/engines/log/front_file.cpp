@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "engine/registry.hpp"
 #include "h5loom/h5loom.hpp"
@@ -317,6 +318,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   // dangling soft link).
   std::map<uint64_t, std::string> made_at{{kRootToken, "/"}};  // by token
   std::map<uint64_t, std::string> dangling;                      // by token: the log-only soft link's target
+  std::set<uint64_t> self_linked;  // groups holding a hard link to themselves (the hdf5 engine allows one)
   bool sources_group = false;
   for (const auto& p : in_creation_order(tree)) {
     const Node& entry = tree.nodes.at(p);
@@ -334,6 +336,12 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
         if (auto d = dangling.find(node.token); d != dangling.end()) {
           e->create_soft_link(*h, p, d->second);
           log_only.push_back(p);
+        } else if (tree.find(p.substr(0, std::max<std::size_t>(1, p.rfind('/'))))->token == node.token &&
+                   !self_linked.insert(node.token).second) {
+          // A group's second name inside itself: a soft link there (the hdf5
+          // engine refuses a second such hard link, which HDF5 1.14.5 would
+          // corrupt the group with once deleted; readers go the same way).
+          e->create_soft_link(*h, p, first->second);
         } else {
           e->create_hard_link(*h, p, first->second);
         }

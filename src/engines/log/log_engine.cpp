@@ -138,6 +138,18 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> list_in_creation_order(FileHandle& fh, const std::string& group) override {
     return node(cast(fh), group).order;
   }
+  int64_t creation_order(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    const std::string p = link_path(f, path);
+    const auto slash = p.rfind('/');
+    const Node& parent = node(f, slash == 0 ? "/" : p.substr(0, slash));
+    auto it = parent.creation_order.find(p.substr(slash + 1));
+    if (it == parent.creation_order.end()) throw NotFoundError("no link '" + path + "' in " + f.where());
+    return it->second;
+  }
+  int64_t next_creation_order(FileHandle& fh, const std::string& group) override {
+    return node(cast(fh), group).next_creation_order;
+  }
 
   // ---- links ----
   void unlink(FileHandle& fh, const std::string& path) override {

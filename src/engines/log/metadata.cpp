@@ -78,13 +78,15 @@ void attach(Tree& t, const std::string& p) {
   Node& parent = t.nodes.at(parent_of(p));
   parent.children.insert(name_of(p));
   parent.order.push_back(name_of(p));
+  parent.creation_order[name_of(p)] = parent.next_creation_order++;
 }
 void detach(Tree& t, const std::string& p) {
   auto it = t.nodes.find(parent_of(p));
-  if (it == t.nodes.end()) return;
-  it->second.children.erase(name_of(p));
-  auto& order = it->second.order;
-  order.erase(std::remove(order.begin(), order.end(), name_of(p)), order.end());
+  if (it == t.nodes.end() || !it->second.children.erase(name_of(p))) return;
+  Node& parent = it->second;
+  parent.order.erase(std::remove(parent.order.begin(), parent.order.end(), name_of(p)), parent.order.end());
+  parent.creation_order.erase(name_of(p));
+  if (parent.children.empty()) parent.next_creation_order = 0;  // as HDF5 does
 }
 
 // The node at `from` and everything below it get the paths at `to` (the
@@ -308,7 +310,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     std::string p = op.at("path");
     if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p))
       bad("has a bad or existing path '" + p + "'");
-    Node& parent = node_of(parent_of(p), ObjectKind::Group);
+    node_of(parent_of(p), ObjectKind::Group);
     Node n;
     n.kind = kind == "group" ? ObjectKind::Group : kind == "type" ? ObjectKind::Datatype : ObjectKind::Dataset;
     n.token = tree.next_token++;
@@ -342,17 +344,15 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       tree.datasets.push_back(info);
       tree.dataset_paths.push_back(p);
     }
-    parent.children.insert(name_of(p));
-    parent.order.push_back(name_of(p));
+    attach(tree, p);
     tree.object_paths[n.token] = p;
     tree.nodes[p] = std::move(n);
   } else if (kind == "softlink") {
     std::string p = op.at("path"), target = op.at("target");
     if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p) || target.empty() || target[0] != '/')
       bad("has a bad or existing path '" + p + "' or target '" + target + "'");
-    Node& parent = node_of(parent_of(p), ObjectKind::Group);
-    parent.children.insert(name_of(p));
-    parent.order.push_back(name_of(p));
+    node_of(parent_of(p), ObjectKind::Group);
+    attach(tree, p);
     tree.nodes[p].link = target;
   } else if (kind == "hardlink") {
     const std::string p = op.at("path");

@@ -35,6 +35,8 @@ struct Node {
   std::vector<std::string> attr_order;  // the same names, in creation order
   std::set<std::string> children;   // for groups: by name
   std::vector<std::string> order;   // for groups: the same names, in creation order
+  std::map<std::string, int64_t> creation_order;  // for groups: HDF5's creation order value of each name
+  int64_t next_creation_order = 0;  // for groups: the next one (0 again when the group is empty)
   int dataset = -1;                 // for datasets: the id
   std::string link;                 // for soft links: the target (absolute; need not exist)
   uint64_t hard = 0;                // for hard links: the token of the object they name (it exists)
