@@ -251,6 +251,13 @@ loom_status loom_group_soft_link(loom_group* g, const char* path, int* is_link, 
 loom_status loom_group_create_hard_link(loom_group* g, const char* path, const char* target);
 /* *count: how many names (hard links) the object at `path` has (1 without hard links). */
 loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* count);
+/* An external link `path` to the object `target` of the file `file` (engines
+ * with "external_links"); h5loom does not follow it, HDF5 readers do. */
+loom_status loom_group_create_external_link(loom_group* g, const char* path, const char* file, const char* target);
+/* *is_link: 1 and the file and target path (NUL-terminated, cut to their
+ * buffers; *_needed: the full lengths) if `path` is an external link, else 0. */
+loom_status loom_group_external_link(loom_group* g, const char* path, int* is_link, char* file, size_t file_size,
+                                     size_t* file_needed, char* target, size_t target_size, size_t* target_needed);
 /* Copies the object at `from_path` of `from` (a group with everything below it,
  * a dataset with its values, a named datatype) to the new path `to_path` of `to`
  * (the same file or another; missing parents created). flags: 0 or LOOM_COPY_*

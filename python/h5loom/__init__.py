@@ -47,7 +47,7 @@ from . import profile  # noqa: E402  (h5loom.profile.load)
 __version__ = "0.1.0"
 __all__ = [
     "File", "Group", "Dataset", "Datatype", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
-    "enum_dtype", "ref_dtype", "Reference", "SoftLink",
+    "enum_dtype", "ref_dtype", "Reference", "SoftLink", "ExternalLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
     *_ERROR_NAMES,
 ]
@@ -144,6 +144,23 @@ class SoftLink:
         return f"<h5loom.SoftLink to '{self.path}'>"
 
 
+class ExternalLink:
+    """A link to the object ``path`` of another file, as h5py's:
+    ``g["other"] = ExternalLink("b.h5", "/data")``; ``g.get(name, getlink=True)``
+    gives one back. h5loom does not follow it (``g[name]`` raises NotFoundError
+    naming the file): open that file yourself. HDF5, h5py and h5dump follow it."""
+
+    def __init__(self, filename: str, path: str) -> None:
+        self.filename = str(filename)
+        self.path = str(path)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ExternalLink) and (other.filename, other.path) == (self.filename, self.path)
+
+    def __repr__(self) -> str:
+        return f"<h5loom.ExternalLink to '{self.path}' in file '{self.filename}'>"
+
+
 class Group(_Node):
     """A group: a container of groups and datasets, addressed by path (``g["a/b"]``)."""
 
@@ -219,6 +236,9 @@ class Group(_Node):
         if isinstance(path, Reference):
             path = self.dereference(path)
         kind = self._obj.kind(path)
+        if kind is None and (link := self._obj.external_link(path)) is not None:
+            raise NotFoundError(f"'{path}' in group '{self.path}' of file '{self.file.filename}' is an external link "
+                                f"to '{link[1]}' of file '{link[0]}', which h5loom does not follow: open that file")
         if kind == "dataset":
             return Dataset(self._obj.dataset(path), self._file)
         if kind == "group":
@@ -231,12 +251,15 @@ class Group(_Node):
         return isinstance(path, str) and self._obj.kind(path) is not None
 
     def __setitem__(self, name: str, value: Any) -> None:
-        """``g[name] = SoftLink("/target")`` makes a soft link; ``g[name] = other_object``
+        """``g[name] = SoftLink("/target")`` makes a soft link, ``g[name] =
+        ExternalLink("file.h5", "/target")`` an external link; ``g[name] = other_object``
         (a Group, Dataset or Datatype of this file) a hard link - a second name for it;
         ``g[name] = np.dtype(...)`` a named datatype (all as in h5py); an array-like makes
         a dataset of it. Collective."""
         if isinstance(value, SoftLink):
             self._obj.create_soft_link(name, value.path)
+        elif isinstance(value, ExternalLink):
+            self._obj.create_external_link(name, value.filename, value.path)
         elif isinstance(value, (Group, Dataset, Datatype)):
             if value.file.filename != self.file.filename:
                 raise UsageError(f"cannot link '{name}' in file '{self.file.filename}' to '{value.path}' of "
@@ -301,7 +324,10 @@ class Group(_Node):
 
     def get(self, name: str, default: Any = None, getlink: bool = False) -> Any:
         """The member ``name`` (``default`` if there is none); with ``getlink=True``
-        a soft link comes back as a SoftLink instead of what it points to."""
+        a soft link comes back as a SoftLink instead of what it points to, an external
+        link as an ExternalLink (without it: ``default``, h5loom does not follow them)."""
+        if self._obj.kind(name) is None and (link := self._obj.external_link(name)) is not None:
+            return ExternalLink(*link) if getlink else default
         target = self._obj.soft_link(name)
         if target is not None and (getlink or self._obj.kind(name) is None):
             return SoftLink(target) if getlink else default
@@ -323,8 +349,13 @@ class Group(_Node):
         return list(self._obj.list())
 
     def items(self) -> list[Tuple[str, Any]]:
-        """(name, member); a soft link whose target does not exist gives its SoftLink."""
-        return [(name, self.get(name, SoftLink(self._obj.soft_link(name) or ""))) for name in self.keys()]
+        """(name, member); a soft link whose target does not exist gives its SoftLink,
+        an external link its ExternalLink."""
+        out = []
+        for name in self.keys():
+            value = self.get(name)
+            out.append((name, value if value is not None else self.get(name, getlink=True)))
+        return out
 
     def values(self) -> list[Any]:
         return [value for _, value in self.items()]

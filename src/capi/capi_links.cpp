@@ -60,6 +60,32 @@ loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* cou
   });
 }
 
+loom_status loom_group_create_external_link(loom_group* g, const char* path, const char* file, const char* target) {
+  return collective(
+      __func__, comm_of(g),
+      [&] {
+        as_group(g, "g");
+        text(path, "path");
+        text(file, "file");
+        text(target, "target");
+      },
+      [&] { g->group->create_external_link(path, file, target); });
+}
+
+loom_status loom_group_external_link(loom_group* g, const char* path, int* is_link, char* file, size_t file_size,
+                                     size_t* file_needed, char* target, size_t target_size, size_t* target_needed) {
+  return guarded(__func__, [&] {
+    auto& group = as_group(g, "g");
+    need_out(is_link, "is_link");
+    check_string_out(file, file_size);
+    check_string_out(target, target_size);
+    auto link = group.external_link(text(path, "path"));
+    *is_link = link ? 1 : 0;
+    copy_out(link ? link->file : "", file, file_size, file_needed);
+    copy_out(link ? link->path : "", target, target_size, target_needed);
+  });
+}
+
 loom_status loom_file_copy_object(loom_file* from, const char* from_path, loom_file* to, const char* to_path,
                                   unsigned flags) {
   return collective(

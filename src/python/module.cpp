@@ -409,6 +409,12 @@ NB_MODULE(_core, m) {
       .def("create_soft_link", &Group::create_soft_link)
       .def("soft_link", &Group::soft_link)
       .def("create_hard_link", &Group::create_hard_link)
+      .def("create_external_link", &Group::create_external_link)
+      .def("external_link", [](const Group& g, const std::string& path) -> std::optional<std::pair<std::string, std::string>> {
+        auto link = g.external_link(path);
+        if (!link) return std::nullopt;
+        return std::make_pair(link->file, link->path);
+      })
       .def("link_count", &Group::link_count)
       // Every object below, once each: [(absolute path, kind)] - kind as kind() gives it.
       .def("visit", [](const Group& g) {

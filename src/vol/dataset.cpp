@@ -107,7 +107,7 @@ void* dataset_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hi
     Object& o = as_object(obj);
     check_plist(dapl, H5P_DATASET_ACCESS, "dataset access");
     const Located at = follow_external_links(o.file, join(locate(o, loc), name ? name : "."));
-    auto* d = new Object(H5I_DATASET, at.file, at.path);
+    auto* d = opened_object(H5I_DATASET, o, at);
     d->keep_access(dapl);
     return (void*)d;
   });

@@ -73,7 +73,7 @@ void* datatype_open(void* obj, const H5VL_loc_params_t* loc, const char* name, h
     const Located at = follow_external_links(o.file, join(locate(o, loc), name));
     require_named_types(*at.file);
     at.file->file.named_datatype(at.path);  // NotFoundError unless a named datatype is there
-    auto* t = new Object(H5I_DATATYPE, at.file, at.path);
+    auto* t = opened_object(H5I_DATATYPE, o, at);
     t->keep_access(tapl);
     return (void*)t;
   });

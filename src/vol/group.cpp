@@ -41,7 +41,7 @@ void* group_open(void* obj, const H5VL_loc_params_t* loc, const char* name, hid_
     check_plist(gapl, H5P_GROUP_ACCESS, "group access");
     const Located at = follow_external_links(o.file, join(locate(o, loc), name ? name : "."));
     at.file->file.group(at.path);  // NotFoundError unless a group is there
-    return (void*)new Object(H5I_GROUP, at.file, at.path);
+    return (void*)opened_object(H5I_GROUP, o, at);
   });
 }
 

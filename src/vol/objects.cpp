@@ -230,6 +230,10 @@ Located follow_external_links(const std::shared_ptr<OpenFile>& start, const std:
   throw NotFoundError("more than 16 external links on the way to '" + path + "' from file '" + start->name + "'");
 }
 
+Object* opened_object(H5I_type_t type, const Object& from, const Located& at) {
+  return at.file == from.file ? new Object(type, from, at.path) : new Object(type, at.file, at.path);
+}
+
 void require_parent(OpenFile& f, const std::string& path, hid_t lcpl) {
   const std::string parent = parent_of(path);
   const ObjectKind k = f.file.kind(parent);
@@ -310,7 +314,7 @@ void* object_open(void* obj, const H5VL_loc_params_t* loc, H5I_type_t* opened_ty
     if (type == H5I_BADID) throw NotFoundError("object '" + at.path + "' not found in file '" + at.file->name + "'");
     if (type == H5I_DATATYPE) require_named_types(*at.file);
     *opened_type = type;
-    return (void*)new Object(type, at.file, at.path);
+    return (void*)opened_object(type, o, at);
   });
 }
 

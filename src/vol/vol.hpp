@@ -205,6 +205,9 @@ struct Located {
   std::string path;
 };
 Located follow_external_links(const std::shared_ptr<OpenFile>& f, const std::string& path);
+// A new object opened from `from` at `at`: in from's file, opened through the
+// same file identifier as `from` (H5F_OBJ_LOCAL); in a linked file, its own.
+Object* opened_object(H5I_type_t type, const Object& from, const Located& at);
 // The file an external link of `from` names (file.cpp): open already, or
 // opened as `from` was (its access properties, read-write if it is). A
 // relative name is found beside `from`, else in the working directory.

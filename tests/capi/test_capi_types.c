@@ -111,6 +111,18 @@ static void test_records(const char* path, const char* engine) {
     CHECK(links == 1);
   }
   CHECK(loom_group_create_hard_link(root, "x", "missing") == LOOM_ERR_NOT_FOUND);
+  /* external links: kept, not followed */
+  OK(loom_group_create_external_link(root, "outside", "other.h5", "/data"));
+  {
+    int is_link = 0;
+    char file[64], target[64];
+    size_t needed = 0;
+    OK(loom_group_external_link(root, "outside", &is_link, file, sizeof file, &needed, target, sizeof target, NULL));
+    CHECK(is_link == 1 && strcmp(file, "other.h5") == 0 && strcmp(target, "/data") == 0 && needed == 8);
+    OK(loom_group_external_link(root, "particles", &is_link, file, sizeof file, NULL, target, sizeof target, NULL));
+    CHECK(is_link == 0);
+    OK(loom_group_remove(root, "outside"));
+  }
   /* copying: the dataset with its values, under a new name; misuse refused */
   OK(loom_file_copy_object(f, "/particles", f, "/copies/particles", 0));
   CHECK(loom_file_copy_object(f, "/particles", f, "/copies/particles", 0) == LOOM_ERR_EXISTS);

@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
   }
   // A second name for a group (the engines declaring "hard_links").
   if (f.supports("hard_links")) f.create_hard_link("latest", "/fields");
+  // An external link to the native file written beside it (the engines declaring "external_links").
+  if (f.supports("external_links")) f.create_external_link("outside", "native.h5", "/fields/rho");
   f.close();
   return 0;
 }

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
+#include <map>
 #include <vector>
 #include <CLI/CLI.hpp>
 #include <cinttypes>
@@ -79,8 +80,11 @@ int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const P
   File& f = open_held(file, opts);
   out("%-40s Group\n", "/");
   if (attrs) print_attributes(f, out, "    ");
+  std::vector<std::string> groups{"/"}, objects{"/"};
   f.visit([&](const std::string& path, ObjectKind kind) {
+    objects.push_back(path);
     if (kind == ObjectKind::Group) {
+      groups.push_back(path);
       out("%-40s Group\n", path.c_str());
       if (attrs) print_attributes(f.group(path), out, "    ");
     } else if (kind == ObjectKind::Datatype) {
@@ -93,6 +97,22 @@ int cmd_ls(const std::string& file, const FileOptions& opts, bool attrs, const P
       if (attrs) print_attributes(ds, out, "    ");
     }
   });
+  // Then the links: soft, external, and the other names of objects with several (visit gives each object once).
+  std::map<uint64_t, std::string> first_names;
+  if (f.supports("hard_links"))
+    for (const auto& path : objects) first_names.emplace(f.reference(path).token, path);
+  for (const auto& g : groups)
+    for (const auto& name : f.group(g).list()) {
+      const std::string path = g == "/" ? "/" + name : g + "/" + name;
+      if (auto target = f.soft_link(path)) {
+        out("%-40s Soft link to %s\n", path.c_str(), target->c_str());
+      } else if (auto link = f.external_link(path)) {
+        out("%-40s External link to %s in %s\n", path.c_str(), link->path.c_str(), link->file.c_str());
+      } else if (!first_names.empty() && f.kind(path) != ObjectKind::None) {
+        const std::string& first = first_names.at(f.reference(path).token);
+        if (first != path) out("%-40s Hard link to %s\n", path.c_str(), first.c_str());
+      }
+    }
   return 0;
 }
 

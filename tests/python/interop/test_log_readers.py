@@ -80,6 +80,20 @@ def test_hard_links_read_by_h5py(files):
             assert isinstance(f.get("latest", getlink=True), h5py.HardLink), name
 
 
+def test_external_links_followed_by_h5py(files):
+    """The external link to native.h5 beside it: kept by the front file and by
+    convert, and followed by stock h5py (relative to the linking file)."""
+    d, _ = files
+    with h5py.File(d / "native.h5", "r") as a:
+        rho = a["fields/rho"][...]
+    for name in ["native.h5", "log.h5", "converted.h5"]:
+        with h5py.File(d / name, "r") as f:
+            link = f.get("outside", getlink=True)
+            assert isinstance(link, h5py.ExternalLink), name
+            assert (link.filename, link.path) == ("native.h5", "/fields/rho"), name
+            np.testing.assert_array_equal(f["outside"][...], rho, err_msg=name)
+
+
 def check_front_file(d):
     with h5py.File(d / "native.h5", "r") as a, h5py.File(d / "log.h5", "r") as front:
         log_only = [p.decode() if isinstance(p, bytes) else p for p in front.attrs.get("_h5loom_log_only", [])]

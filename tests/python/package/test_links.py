@@ -234,3 +234,22 @@ def test_copy_within_a_file_and_into_another(tmp_path, engine):
             f.copy("run", "run/inside")
     with h5loom.File(tmp_path / "b.h5", "r") as g:
         np.testing.assert_array_equal(g["run/x"][...], np.arange(6).reshape(2, 3))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_external_links(tmp_path, engine):
+    """``g[name] = ExternalLink(file, path)`` as in h5py; h5loom keeps it and lists
+    it, and does not follow it (the error says which file to open)."""
+    path = tmp_path / "ext.h5"
+    with h5loom.File(path, "w", engine=engine) as f:
+        f["runs/other"] = h5loom.ExternalLink("other.h5", "/data")
+        assert f["runs"].keys() == ["other"]
+        assert f.get("runs/other") is None
+        assert f.get("runs/other", getlink=True) == h5loom.ExternalLink("other.h5", "/data")
+        assert f["runs"].items() == [("other", h5loom.ExternalLink("other.h5", "/data"))]
+        with pytest.raises(h5loom.NotFoundError, match="other.h5"):
+            f["runs/other"]
+        f.move("runs/other", "moved")
+    with h5loom.File(path, "r") as f:
+        assert f.get("moved", getlink=True) == h5loom.ExternalLink("other.h5", "/data")
+        assert f.keys(order="creation") == ["runs", "moved"]
