@@ -202,6 +202,10 @@ class Engine {
   virtual void close(FileHandle& f) = 0;
   // The engine's layout and knobs for this file ("engine", "ranks", ...), for `h5loom info`.
   virtual Properties describe(FileHandle& f) = 0;
+  // The size of the file's user block: bytes at its start that belong to the
+  // application, never touched by the engine (HDF5's H5Pset_userblock; the
+  // engines' knob "userblock" sets it for a new file). The default: 0.
+  virtual uint64_t userblock(FileHandle& f);
 
   // ---- groups --------------------------------------------------------------
   virtual ObjectKind kind(FileHandle& f, const std::string& path) = 0;

@@ -60,6 +60,11 @@ class Knobs {
   std::set<std::string> used_;
 };
 
+// The knob "userblock" of an engine that has one: the bytes at the start of a
+// new file that belong to the application (HDF5's user block): 0, or a power
+// of two of at least 512 (ConfigError otherwise).
+uint64_t userblock_knob(Knobs& knobs);
+
 using EngineFactory = std::function<std::unique_ptr<Engine>(Knobs& knobs)>;
 using WrapperFactory = std::function<std::unique_ptr<Engine>(Knobs& knobs, std::unique_ptr<Engine> inner)>;
 

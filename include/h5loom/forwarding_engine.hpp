@@ -76,6 +76,7 @@ class ForwardingEngine : public Engine {
   void close(FileHandle& f) override;
   // The inner engine's properties, then ("wrapper", wrapper_name()).
   Properties describe(FileHandle& f) override;
+  uint64_t userblock(FileHandle& f) override;
   ObjectKind kind(FileHandle& f, const std::string& path) override;
   void create_group(FileHandle& f, const std::string& path) override;
   std::vector<std::string> list(FileHandle& f, const std::string& group) override;

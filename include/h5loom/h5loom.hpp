@@ -291,6 +291,9 @@ class File : public Group {
   // ("links", "independent_read", ...: docs/conformance.md).
   bool supports(const std::string& group) const;
   std::string describe() const;  // engine, layout and knobs in effect
+  // The size of the file's user block (bytes at its start that are the
+  // application's; the engine knob "userblock" makes one): 0 if none.
+  uint64_t userblock() const;
   Mode mode() const;
   int rank() const;
   int size() const;

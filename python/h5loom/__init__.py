@@ -599,6 +599,13 @@ class File(Group):
         return self._obj.engine
 
     @property
+    def userblock(self) -> int:
+        """The size of the user block: bytes at the start of the file that are the
+        application's, kept by the engines (as h5py's ``File.userblock_size``); made with
+        the engine knob ``userblock``, e.g. ``engine={"engine": "log", "log": {"userblock": 512}}``."""
+        return self._obj.userblock
+
+    @property
     def rank(self) -> int:
         return self._obj.rank
 

@@ -715,6 +715,11 @@ const std::string& File::filename() const { return state().filename; }
 std::string File::engine_name() const { return state().engine->name(); }
 
 bool File::supports(const std::string& group) const { return state().supports(group); }
+uint64_t File::userblock() const {
+  auto& f = state();
+  f.require_open("read the user block size of " + f.describe_file());
+  return f.engine->userblock(*f.handle);
+}
 std::string File::describe() const {
   auto& f = state();
   f.require_open("describe");

@@ -116,6 +116,8 @@ std::optional<std::string> ForwardingEngine::soft_link(FileHandle& fh, const std
   return target;
 }
 
+uint64_t ForwardingEngine::userblock(FileHandle& fh) { return inner_->userblock(*wrapped(fh).inner); }
+
 void ForwardingEngine::create_hard_link(FileHandle& fh, const std::string& path, const std::string& target) {
   auto& f = wrapped(fh);
   around(f, Call{"create_hard_link", path, true, [&] { return quoted(path) + ", " + quoted(target); }},

@@ -154,6 +154,13 @@ void Knobs::bad_value(const std::string& key, const std::string& why) const {
   throw ConfigError("configuration key '" + section_ + "." + key + "': " + why);
 }
 
+uint64_t userblock_knob(Knobs& knobs) {
+  const uint64_t size = knobs.get<uint64_t>("userblock", 0);
+  if (size != 0 && (size < 512 || (size & (size - 1)) != 0))
+    knobs.bad_value("userblock", std::to_string(size) + " is not 0 or a power of two of at least 512");
+  return size;
+}
+
 void Knobs::finish() const {
   for (const auto& [key, _] : object_.items())
     if (!used_.count(key))

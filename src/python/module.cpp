@@ -437,6 +437,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("is_open", &File::is_open)
       .def_prop_ro("filename", &File::filename)
       .def_prop_ro("engine", &File::engine_name)
+      .def_prop_ro("userblock", &File::userblock)
       .def_prop_ro("rank", &File::rank)
       .def_prop_ro("size", &File::size)
       .def_prop_ro("pending_writes", &File::pending_writes)

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/mpi_util.hpp"
+#include "h5loom/engine.hpp"
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -94,6 +95,26 @@ std::string config_for(const std::string& config, bool mpio) {
   return j.dump();
 }
 
+// `config` with the knob "userblock" of its engine set to `size` (HDF5's user
+// block, from the application's file creation properties).
+std::string with_userblock(const std::string& config, uint64_t size) {
+  std::string c = config;
+  if (c.empty())
+    if (const char* env = std::getenv("H5LOOM_ENGINE")) c = env;
+  if (c.empty()) c = engine::kDefaultEngine;
+  nlohmann::json j;
+  if (c.find('{') == std::string::npos) {
+    j = {{"engine", c}};
+  } else {
+    j = nlohmann::json::parse(c, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return config;  // the engine names the mistake
+  }
+  const std::string engine = j.value("engine", std::string(engine::kDefaultEngine));
+  if (j.contains(engine) && !j[engine].is_object()) return config;
+  j[engine]["userblock"] = size;
+  return j.dump();
+}
+
 // What the engine stack of an open file declares (with its knobs).
 void learn_engine(OpenFile& f) {
   auto has = [&](const char* g) { return f.file.supports(g); };
@@ -144,6 +165,9 @@ void* file_create(const char* name, unsigned flags, hid_t fcpl, hid_t fapl, hid_
     FileOptions options;
     options.comm = comm.comm;
     options.engine = config_for(config_of(fapl), comm.owned);
+    hsize_t userblock = 0;
+    if (fcpl != H5P_DEFAULT && fcpl >= 0 && H5Pget_userblock(fcpl, &userblock) < 0) userblock = 0;
+    if (userblock) options.engine = with_userblock(options.engine, userblock);
     KeepErrorPrinting keep;
     File file = (flags & H5F_ACC_EXCL) ? File::create_exclusive(name, options) : File::create(name, options);
     void* root = make_file(std::move(file), name, key, H5F_ACC_RDWR, fcpl, fapl);
@@ -170,7 +194,11 @@ void* file_open(const char* name, unsigned flags, hid_t fapl, hid_t, void**) {
     options.engine = config_for(config_of(fapl), comm.owned);
     KeepErrorPrinting keep;
     File file = File::open(name, write ? Mode::ReadWrite : Mode::Read, options);
-    return make_file(std::move(file), name, key, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT, fapl);
+    const uint64_t userblock = file.userblock();
+    void* root = make_file(std::move(file), name, key, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT, fapl);
+    // (h5loom keeps no other creation property of a file)
+    if (userblock) H5Pset_userblock(static_cast<Object*>(root)->file->fcpl, userblock);
+    return root;
   });
 }
 

@@ -178,6 +178,31 @@ TEST(LogMetadata, HardLinksKeepObjectsAndTheirMembers) {
   EXPECT_THROW(apply_op(t, hardlink_op("/nowhere/y", kRootToken), "test"), CorruptionError);
 }
 
+// Version 8 also: external links (never followed), the user block size, and
+// HDF5's creation order values kept per name.
+TEST(LogMetadata, ExternalLinksUserBlockAndCreationOrderValues) {
+  Tree t = with_root();
+  apply_op(t, group_op("/g"), "test");
+  apply_op(t, decode_round_trip(extlink_op("/g/ext", ExternalLink{"other.h5", "/data"})), "test");
+  EXPECT_EQ(t.nodes.at("/g/ext").external, (ExternalLink{"other.h5", "/data"}));
+  EXPECT_EQ(t.find("/g/ext"), nullptr);  // not followed
+  EXPECT_EQ(t.resolve("/g/ext/inside"), "");
+  apply_op(t, group_op("/g/a"), "test");
+  apply_op(t, unlink_op("/g/ext"), "test");
+  apply_op(t, group_op("/g/b"), "test");
+  const Node& g = t.nodes.at("/g");
+  EXPECT_EQ(g.creation_order.at("a"), 1);  // values are not reused
+  EXPECT_EQ(g.creation_order.at("b"), 2);
+  apply_op(t, unlink_op("/g/a"), "test");
+  apply_op(t, unlink_op("/g/b"), "test");
+  EXPECT_EQ(t.nodes.at("/g").next_creation_order, 0);  // the group is empty: from 0 again
+  apply_op(t, decode_round_trip(userblock_op(4096)), "test");
+  EXPECT_EQ(t.userblock, 4096u);
+  EXPECT_THROW(apply_op(t, userblock_op(1000), "test"), CorruptionError);
+  EXPECT_THROW(apply_op(t, extlink_op("/g/x", ExternalLink{"", "/data"}), "test"), CorruptionError);
+  EXPECT_THROW(apply_op(t, extlink_op("/g/x", ExternalLink{"f.h5", "relative"}), "test"), CorruptionError);
+}
+
 TEST(LogMetadata, DecodingRefusesDeepNestingAndNonArrays) {
   Json deep = Json::array();
   for (int i = 0; i < 40; ++i) deep = Json::array({deep});

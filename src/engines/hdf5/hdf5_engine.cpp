@@ -123,6 +123,14 @@ class Hdf5Engine final : public engine::Engine {
     return is_hdf5 > 0 ? engine::Claim::Readable : engine::Claim::No;
   }
 
+  uint64_t userblock(FileHandle& fh) override {
+    auto& f = cast(fh);
+    Hid fcpl = checked(H5Fget_create_plist(f.file.get()), H5Pclose, "reading the creation properties of '" + f.name + "'");
+    hsize_t size = 0;
+    check(H5Pget_userblock(fcpl.get(), &size), "reading the user block of '" + f.name + "'");
+    return size;
+  }
+
   std::unique_ptr<FileHandle> open(const std::string& path, OpenMode mode, MPI_Comm comm) override {
     auto f = std::make_unique<Hdf5File>();
     f->name = path;
@@ -169,8 +177,11 @@ class Hdf5Engine final : public engine::Engine {
       check(H5Pset_all_coll_metadata_ops(fapl.get(), true), "enabling collective metadata reads");
       check(H5Pset_coll_metadata_write(fapl.get(), true), "enabling collective metadata writes");
     }
-    if (settings_.alignment > 1)
-      check(H5Pset_alignment(fapl.get(), settings_.alignment_threshold, settings_.alignment), "setting alignment");
+    // HDF5 refuses a user block smaller than the alignment: objects are then aligned to at most its size.
+    const uint64_t alignment =
+        creating && settings_.userblock ? std::min(settings_.alignment, settings_.userblock) : settings_.alignment;
+    if (alignment > 1)
+      check(H5Pset_alignment(fapl.get(), settings_.alignment_threshold, alignment), "setting alignment");
     check(H5Pset_meta_block_size(fapl.get(), settings_.meta_block_size), "setting the metadata block size");
     check(H5Pset_libver_bounds(fapl.get(), libver_of(settings_.libver_low), H5F_LIBVER_LATEST),
           "setting library version bounds");
@@ -182,6 +193,8 @@ class Hdf5Engine final : public engine::Engine {
       check(H5Pset_link_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
             "tracking creation order");
       track_attribute_order(fcpl.get());
+      if (settings_.userblock)
+        check(H5Pset_userblock(fcpl.get(), settings_.userblock), "setting the user block of '" + path + "'");
       id = H5Fcreate(path.c_str(), mode == OpenMode::Create ? H5F_ACC_TRUNC : H5F_ACC_EXCL, fcpl.get(), fapl.get());
     } else {
       id = H5Fopen(path.c_str(), mode == OpenMode::Read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl.get());

@@ -17,6 +17,7 @@ Settings Settings::from(engine::Knobs& k) {
   s.libver_low = k.choice("libver_low", "earliest", {"earliest", "v18", "v110", "latest"});
   s.driver = k.choice("driver", "mpio", {"mpio", "sec2", "core"});
   s.sync = k.get<bool>("sync", s.sync);
+  s.userblock = engine::userblock_knob(k);
   if (const auto* info = k.raw("mpi_info")) {
     if (!info->is_object()) k.bad_value("mpi_info", "must be an object of string hints, not " + info->dump());
     for (const auto& [key, value] : info->items()) {

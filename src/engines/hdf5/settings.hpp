@@ -28,6 +28,7 @@ struct Settings {
   std::string libver_low = "earliest";
   std::string driver = "mpio";  // or "sec2" (POSIX) or "core" (in memory, written at close): one rank only
   bool sync = false;            // make the file durable at close (as the log engine does by default)
+  uint64_t userblock = 0;       // of new files (H5Pset_userblock)
   std::map<std::string, std::string> mpi_info;
 
   // Reads the engine's section of the configuration (docs/engines/hdf5.md).

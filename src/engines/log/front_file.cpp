@@ -17,14 +17,15 @@ using namespace logfmt;
 
 namespace {
 
-std::unique_ptr<engine::Engine> front_engine() {
+std::unique_ptr<engine::Engine> front_engine(uint64_t userblock = 0) {
   // One process writes it, built in memory and written out at once (HDF5's core
   // driver): through MPI-IO it cost about 15 % of a log-engine iotest write.
   // The newest format HDF5 1.10 writes has checksums on its metadata, so stock
   // readers notice a damaged front file instead of reading through it. Not
   // "latest": HDF5 1.14's newest format (virtual dataset mappings) is unreadable
   // to HDF5 1.10 and 1.12 readers.
-  engine::Knobs knobs("hdf5", engine::Json{{"collective_metadata", false}, {"driver", "core"}, {"libver_low", "v110"}});
+  engine::Knobs knobs("hdf5", engine::Json{{"collective_metadata", false}, {"driver", "core"}, {"libver_low", "v110"},
+                                           {"userblock", userblock}});
   // The bare hdf5 engine, through the engine interface: the front file's
   // datasets map the log with external storage or virtual datasets (DatasetSpec).
   return engine::registry().engines().at("hdf5")(knobs);
@@ -284,6 +285,18 @@ class FrontReferences {
   std::map<uint64_t, uint64_t> front_;  // log token -> front file token
 };
 
+// The application's bytes in the user block of the front file at `path` go
+// to the same place of the new one, `tmp` (HDF5 leaves a user block zeroed).
+void keep_user_block(LogStore& store, const std::string& path, const std::string& tmp, uint64_t size) {
+  auto old = store.open(path, LogStore::Access::Read);
+  if (!old.file) return;  // the first front file: nothing was written there yet
+  std::vector<unsigned char> bytes(size);
+  const uint64_t n = old.file->read_some(bytes.data(), size, 0);
+  auto fresh = store.open(tmp, LogStore::Access::ReadWrite);
+  if (!fresh.file) throw IOError(with_reason("cannot open the front file '" + tmp + "' being built", fresh.error));
+  fresh.file->write(bytes.data(), n, 0, "keeping the user block of '" + path + "' in '" + tmp + "'");
+}
+
 // Every path of the tree, parents first, each group's members in the order
 // they were created (the front file's groups record that order too).
 std::vector<std::string> in_creation_order(const Tree& tree) {
@@ -304,7 +317,7 @@ std::vector<std::string> in_creation_order(const Tree& tree) {
 
 FrontSum build_front_file(LogStore& store, const std::string& path, const LogHeader& header, const Tree& tree,
                           const Index& index, uint64_t epoch, uint64_t max_segments) {
-  auto e = front_engine();
+  auto e = front_engine(tree.userblock);
   const std::string tmp = front_tmp_path(path);
   auto h = e->open(tmp, engine::OpenMode::Create, MPI_COMM_SELF);
   const std::string log_name = std::filesystem::path(path).filename().string() + ".loom/log";
@@ -408,6 +421,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   }
   if (!log_only.empty()) e->write_attribute(*h, "/", "_h5loom_log_only", AttributeValue(log_only));
   e->close(*h);
+  if (tree.userblock) keep_user_block(store, path, tmp, tree.userblock);
   auto sum = checksum_file(store, tmp);
   if (!sum) throw IOError("the front file '" + tmp + "' vanished while it was built");
   sum->epoch = epoch;

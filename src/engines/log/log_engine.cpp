@@ -98,6 +98,8 @@ class LogEngine final : public engine::Engine {
     close_log_file(f);
   }
 
+  uint64_t userblock(FileHandle& fh) override { return cast(fh).catalog.tree.userblock; }
+
   engine::Properties describe(FileHandle& fh) override {
     auto& f = static_cast<LogFile&>(fh);
     const Committed& c = f.committed;
@@ -432,6 +434,7 @@ std::unique_ptr<Engine> make_log_engine(Knobs& knobs) {
   if (s.checksum_unit < 512 || s.checksum_unit > (1u << 30))
     knobs.bad_value("checksum_unit", std::to_string(s.checksum_unit) + " is outside [512, 2^30]");
   s.front_file = knobs.get<bool>("front_file", s.front_file);
+  s.userblock = engine::userblock_knob(knobs);
   s.max_external_segments = knobs.get<uint64_t>("max_external_segments", s.max_external_segments);
   return std::make_unique<logengine::LogEngine>(s);
 }

@@ -109,6 +109,7 @@ std::unique_ptr<LogFile> open_log_file(const std::string& path, OpenMode mode, M
   w.pipeline = std::make_unique<WritePipeline>(f->team, path, *f->log, w.settings, f->committed.header.checksum_unit,
                                                f->committed.log_end, f->committed.epoch + 1);
   if (creating) record(*f, group_op("/"));  // the first epoch records the root
+  if (creating && settings.userblock) record(*f, userblock_op(settings.userblock));
   return f;
 }
 

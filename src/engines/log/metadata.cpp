@@ -284,6 +284,8 @@ Json attribute_rename_op(const std::string& object, const std::string& from, con
   return Json{{"op", "attr_rename"}, {"object", object}, {"from", from}, {"to", to}};
 }
 
+Json userblock_op(uint64_t size) { return Json{{"op", "userblock"}, {"size", size}}; }
+
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc) {
   return Json{{"op", "front"}, {"epoch", epoch}, {"size", size}, {"crc", crc}};
 }
@@ -415,6 +417,11 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     regrid_held(tree, id, old_shape);
   } else if (kind == "elements") {
     apply_elements(tree, node_of(op.at("path").get<std::string>(), ObjectKind::Dataset).dataset, op, bad);
+  } else if (kind == "userblock") {
+    const uint64_t size = op.at("size");
+    if (size < 512 || (size & (size - 1)) != 0 || size > (uint64_t(1) << 40))
+      bad("has an impossible size " + std::to_string(size));
+    tree.userblock = size;
   } else if (kind == "front") {
     tree.fronts.push_back(
         {op.at("epoch").get<uint64_t>(), op.at("size").get<uint64_t>(), op.at("crc").get<uint32_t>()});

@@ -82,6 +82,7 @@ struct Tree {
   std::map<int, HeldValues> held;          // by dataset id, for the datasets the metadata holds
   uint64_t held_datasets = 0;              // how many datasets (ever made) the metadata holds
   uint64_t next_token = kRootToken + 1;
+  uint64_t userblock = 0;  // the front file's user block size (a `userblock` operation)
   // By dataset id, for the datasets that shrank: their shrinks, oldest first,
   // and the largest shape each had before (its blocks lie within it).
   std::map<int, std::vector<Clip>> clips;
@@ -129,6 +130,8 @@ Json attribute_op(const std::string& object, const std::string& name, const Attr
 Json attribute_remove_op(const std::string& object, const std::string& name);
 Json attribute_rename_op(const std::string& object, const std::string& from, const std::string& to);
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc);
+// The size of the front file's user block, which the application's bytes keep (version 8).
+Json userblock_op(uint64_t size);
 // (The `elements` operation: held_values.hpp.)
 
 // Applies one operation to the tree. Each is checked against the tree as it is

@@ -25,6 +25,7 @@ struct Settings {
   bool sync = true;                              // fdatasync before each commit record
   uint64_t checksum_unit = 64 * 1024;
   bool front_file = true;
+  uint64_t userblock = 0;  // of new files: bytes at the start of the front file that are the application's
   uint64_t max_external_segments = 2000;
 };
 

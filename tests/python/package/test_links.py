@@ -253,3 +253,33 @@ def test_external_links(tmp_path, engine):
     with h5loom.File(path, "r") as f:
         assert f.get("moved", getlink=True) == h5loom.ExternalLink("other.h5", "/data")
         assert f.keys(order="creation") == ["runs", "moved"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_userblock_keeps_the_applications_bytes(tmp_path, engine, monkeypatch):
+    """The knob userblock reserves the first bytes of the file for the application:
+    they survive later sessions (the log engine rebuilds its front file at every
+    close) and stock h5py still reads the file (from its directory: the log front
+    file's external storage is relative to the working directory)."""
+    import h5py
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "ub.h5"
+    config = {"engine": engine, engine: {"userblock": 1024}}
+    if engine == "hdf5":
+        config["hdf5"]["driver"] = "sec2"
+    with h5loom.File(path, "w", engine=config) as f:
+        f["a"] = np.arange(3)
+        assert f.userblock == 1024
+    header = b"my header: run 42\n"
+    with open(path, "r+b") as raw:
+        raw.write(header)
+    with h5loom.File(path, "r+") as f:
+        assert f.userblock == 1024
+        f["b"] = np.arange(4.0)
+    with open(path, "rb") as raw:
+        assert raw.read(len(header)) == header
+    with h5py.File(path, "r") as f:
+        assert f.userblock_size == 1024
+        np.testing.assert_array_equal(f["b"][...], np.arange(4.0))
+    with pytest.raises(h5loom.ConfigError, match="userblock"):
+        h5loom.File(tmp_path / "bad.h5", "w", engine={"engine": engine, engine: {"userblock": 100}})
