@@ -83,11 +83,17 @@ void* dataset_create(void* obj, const H5VL_loc_params_t* loc, const char* name, 
     check_plist(lcpl, H5P_LINK_CREATE, "link creation");
     check_plist(dcpl, H5P_DATASET_CREATE, "dataset creation");
     check_plist(dapl, H5P_DATASET_ACCESS, "dataset access");
-    if (!name) {  // H5Dcreate_anon: made when H5Olink names it
+    if (!name) {  // H5Dcreate_anon: parked under a hidden name, or (without links) made when H5Olink names it
       if (o.h5().mode() == Mode::Read)
         throw ReadOnlyError("cannot create a dataset: file '" + o.file->name + "' is open read-only");
-      auto* d = new Object(H5I_DATASET, o, "");
-      d->anonymous = Object::Anonymous{spec_of(*o.file, "an anonymous dataset", type, space, dcpl), {}};
+      DatasetSpec spec = spec_of(*o.file, "an anonymous dataset", type, space, dcpl);
+      std::string parked;
+      if (o.file->links) {
+        parked = std::string(kParkedGroup) + "/" + std::to_string(o.file->next_parked++);
+        o.h5().create_dataset(parked, spec);
+      }
+      auto* d = new Object(H5I_DATASET, o, parked);
+      d->anonymous = Object::Anonymous{spec, {}, parked};
       d->keep_create(dcpl);
       d->keep_access(dapl);
       return (void*)d;

@@ -376,6 +376,7 @@ herr_t release(Object* o) {
     // caller. If that fails, HDF5 keeps the identifier and may close it again
     // (at exit): the object stays until then, and the file, closed either way
     // (File::close), closes quietly the second time.
+    drop_parked(*o);  // an anonymous dataset never named
     if (o->file.use_count() == 1) o->file->close();
     delete o;
     return herr_t(0);

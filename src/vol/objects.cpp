@@ -39,7 +39,24 @@ Dataset& Object::ds() {
   return *dataset;
 }
 
+void drop_parked(Object& o) {
+  if (!o.anonymous || o.anonymous->parked.empty() || !o.file->file.is_open()) return;
+  o.dataset.reset();
+  o.h5().remove(o.anonymous->parked);
+  if (o.h5().group(kParkedGroup).list().empty()) o.h5().remove(kParkedGroup);
+  o.anonymous.reset();
+}
+
 void Object::name_anonymous(const std::string& p) {
+  if (anonymous && !anonymous->parked.empty()) {  // made already: it moves to its name
+    dataset.reset();
+    h5().move(anonymous->parked, p);
+    if (h5().group(kParkedGroup).list().empty()) h5().remove(kParkedGroup);
+    path = p;
+    anonymous.reset();
+    dataset = h5().dataset(path);
+    return;
+  }
   switch (type) {
     case H5I_GROUP: h5().create_group(p); break;
     case H5I_DATASET: h5().create_dataset(p, anonymous->dataset); break;
@@ -367,7 +384,7 @@ herr_t object_get(void* obj, const H5VL_loc_params_t* loc, H5VL_object_get_args_
         *args->args.get_file.file = new Object(H5I_FILE, o.file, "/");
         return herr_t(0);
       case H5VL_OBJECT_GET_NAME: {
-        const bool nameless = o.unlinked && (!loc || loc->type == H5VL_OBJECT_BY_SELF);
+        const bool nameless = (o.unlinked || o.anonymous) && (!loc || loc->type == H5VL_OBJECT_BY_SELF);
         const size_t n = copy_name(nameless ? std::string() : locate(o, loc), args->args.get_name.buf,
                                    args->args.get_name.buf_size);
         if (args->args.get_name.name_len) *args->args.get_name.name_len = n;

@@ -90,6 +90,7 @@ struct OpenFile {
   // renames them and handles of datasets are renewed after links change.
   std::map<uint64_t, Object*> live;
   uint64_t next_serial = 1;
+  uint64_t next_parked = 1;  // names of anonymous datasets kept until H5Olink (Object::Anonymous)
 
   explicit OpenFile(File f) : file(std::move(f)) {}
   ~OpenFile();  // closes the file (collective), reporting errors on stderr
@@ -113,6 +114,10 @@ struct Object : Handle {
   struct Anonymous {
     DatasetSpec dataset;  // H5I_DATASET
     Datatype dtype;       // H5I_DATATYPE
+    // A dataset of an engine with links is made at once under this hidden
+    // path, so that it holds data before H5Olink names it (h5py's f[name] =
+    // array writes first): H5Olink moves it, closing it unnamed deletes it.
+    std::string parked;
   };
   std::optional<Anonymous> anonymous;
   // Its last link was deleted while it was open: it has no name (H5Iget_name
@@ -148,6 +153,10 @@ struct Object : Handle {
 // or below it (by serial), with which links_changed finds those another hard
 // link keeps. Empty for engines without hard links.
 std::map<uint64_t, uint64_t> open_objects_below(OpenFile& f, const std::string& path);
+// Where anonymous datasets wait for H5Olink (Object::Anonymous::parked).
+inline constexpr const char* kParkedGroup = "/_h5loom_anonymous";
+// An anonymous dataset released unnamed: its parked object goes (collective).
+void drop_parked(Object& o);
 // After links moved or went (collective): objects below `from` now live below
 // `to` - or, when it went (`to` empty), at another name of theirs if `kept`
 // (from open_objects_below) finds one, else nowhere - and every dataset handle

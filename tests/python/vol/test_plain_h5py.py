@@ -276,8 +276,34 @@ def test_links_change_while_objects_are_open(path):
     assert problems == [], problems
 
 
-@pytest.mark.skipif(not NATIVE_ROUTE, reason="the engine route has no hard links, filters or "
-                    "variable-length sequences (docs/vol.md, limits)")
+def test_hard_and_external_links_copies_and_user_blocks(path):
+    """h5py's hard links (f[name] = obj), ExternalLink, Group.copy and userblock_size
+    through the connector, read back through it and by stock h5py."""
+    target = path.with_name(path.stem + "-target.h5")
+    with open_file(target, "w") as t:
+        t["data"] = np.arange(5, dtype="i8")
+    with h5py.File(path, "w", userblock_size=1024, **({"driver": "mpio", "comm": COMM} if N > 1 else {})) as f:
+        rho = f.create_dataset("fields/rho", shape=(N, 3), dtype="f8")
+        rho[R, :] = [R, R + 0.5, R + 0.25]
+        f["latest"] = f["fields"]                                  # a hard link
+        f["outside"] = h5py.ExternalLink(target.name, "/data")    # beside this file
+        f.copy("fields", "archive/fields")                         # H5Ocopy
+        f["latest"].attrs["step"] = 7                              # one object under two names...
+        assert f["fields"].attrs["step"] == 7
+        assert "step" not in f["archive/fields"].attrs              # ...and a copy made before
+    with open_file(path, "r") as f:
+        assert f.userblock_size == 1024
+        np.testing.assert_array_equal(f["latest/rho"][:, 1], [r + 0.5 for r in range(N)])
+        np.testing.assert_array_equal(f["archive/fields/rho"][:, 2], [r + 0.25 for r in range(N)])
+        # (not f.get(..., getlink=True): h5py asks H5Lget_info1, which HDF5 keeps for its native connector)
+        np.testing.assert_array_equal(f["outside"][...], np.arange(5))  # followed through the connector
+    got = stock_read(path)
+    assert got["fields/rho"] == [[r, r + 0.5, r + 0.25] for r in range(N)]
+    assert got["archive/fields/rho"] == got["fields/rho"]
+
+
+@pytest.mark.skipif(not NATIVE_ROUTE, reason="the engine route has no filters or variable-length "
+                    "sequences (docs/vol.md, limits)")
 def test_native_route_has_all_of_hdf5(path):
     """What the object model lacks works on the native route, because HDF5 itself serves it."""
     with open_file(path, "w") as f:
