@@ -7,6 +7,23 @@
 
 using namespace h5loom::capi;
 
+namespace {
+
+// A link `path` to the path `target` (soft or hard): the same checks, then `make`.
+template <class Make>
+loom_status make_link(const char* function, loom_group* g, const char* path, const char* target, Make make) {
+  return collective(
+      function, comm_of(g),
+      [&] {
+        as_group(g, "g");
+        text(path, "path");
+        text(target, "target");
+      },
+      [&] { make(*g->group, path, target); });
+}
+
+}  // namespace
+
 extern "C" {
 
 loom_status loom_group_remove(loom_group* g, const char* path) {
@@ -31,25 +48,13 @@ loom_status loom_group_move(loom_group* g, const char* from, const char* to) {
 }
 
 loom_status loom_group_create_soft_link(loom_group* g, const char* path, const char* target) {
-  return collective(
-      __func__, comm_of(g),
-      [&] {
-        as_group(g, "g");
-        text(path, "path");
-        text(target, "target");
-      },
-      [&] { g->group->create_soft_link(path, target); });
+  return make_link(__func__, g, path, target,
+                   [](h5loom::Group& group, const char* p, const char* t) { group.create_soft_link(p, t); });
 }
 
 loom_status loom_group_create_hard_link(loom_group* g, const char* path, const char* target) {
-  return collective(
-      __func__, comm_of(g),
-      [&] {
-        as_group(g, "g");
-        text(path, "path");
-        text(target, "target");
-      },
-      [&] { g->group->create_hard_link(path, target); });
+  return make_link(__func__, g, path, target,
+                   [](h5loom::Group& group, const char* p, const char* t) { group.create_hard_link(p, t); });
 }
 
 loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* count) {

@@ -140,18 +140,31 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
   });
 }
 
+// The two ends of H5Lcopy or H5Lmove (`doing` says which), checked: one file
+// with links, an existing link `from`, the group of `to` there.
+struct LinkEnds {
+  Object& src;
+  std::string from, to;
+};
+LinkEnds link_ends(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, const H5VL_loc_params_t* loc2,
+                   hid_t lcpl, const std::string& doing) {
+  Object& src = as_object(src_obj);
+  Object& dst = dst_obj ? as_object(dst_obj) : src;
+  require_links(*src.file, doing + " links");
+  if (src.file.get() != dst.file.get()) unsupported(doing + " links between files");
+  LinkEnds ends{src, locate(src, loc1), locate(dst, loc2)};
+  if (!link_exists(*src.file, ends.from))
+    throw NotFoundError("link '" + ends.from + "' not found in file '" + src.file->name + "'");
+  if (src.h5().mode() != Mode::Read) require_parent(*src.file, ends.to, lcpl);
+  return ends;
+}
+
 // H5Lcopy: a new link like `from` - a soft link to the same target, or a
 // hard link to the same object. The object is not copied (that is H5Ocopy).
 herr_t link_copy(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, const H5VL_loc_params_t* loc2,
                  hid_t lcpl, hid_t, hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
-    Object& src = as_object(src_obj);
-    Object& dst = dst_obj ? as_object(dst_obj) : src;
-    require_links(*src.file, "copying links");
-    if (src.file.get() != dst.file.get()) unsupported("copying links between files");
-    const std::string from = locate(src, loc1), to = locate(dst, loc2);
-    if (!link_exists(*src.file, from)) throw NotFoundError("link '" + from + "' not found in file '" + src.file->name + "'");
-    if (src.h5().mode() != Mode::Read) require_parent(*src.file, to, lcpl);
+    const auto [src, from, to] = link_ends(src_obj, loc1, dst_obj, loc2, lcpl, "copying");
     if (auto target = src.h5().soft_link(from)) {
       src.h5().create_soft_link(to, *target);
     } else if (auto external = src.file->external_links ? src.h5().external_link(from) : std::nullopt) {
@@ -169,13 +182,7 @@ herr_t link_copy(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, co
 herr_t link_move(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, const H5VL_loc_params_t* loc2,
                  hid_t lcpl, hid_t, hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
-    Object& src = as_object(src_obj);
-    Object& dst = dst_obj ? as_object(dst_obj) : src;
-    require_links(*src.file, "moving links");
-    if (src.file.get() != dst.file.get()) unsupported("moving links between files");
-    const std::string from = locate(src, loc1), to = locate(dst, loc2);
-    if (!link_exists(*src.file, from)) throw NotFoundError("link '" + from + "' not found in file '" + src.file->name + "'");
-    if (src.h5().mode() != Mode::Read) require_parent(*src.file, to, lcpl);
+    const auto [src, from, to] = link_ends(src_obj, loc1, dst_obj, loc2, lcpl, "moving");
     src.h5().move(from, to);
     links_changed(*src.file, from, to);
     return herr_t(0);
