@@ -212,7 +212,19 @@ void copy_object(File& from, const std::string& from_path, File& to, const std::
   if (dst == "/" || to.kind(dst) != ObjectKind::None || to.soft_link(dst))
     throw ExistsError("cannot copy '" + src + "' to '" + dst + "' in file '" + to.filename() +
                       "': something of that name exists");
-  if ((&from == &to || from.filename() == to.filename()) && at_or_below(dst, src))
+  // Inside it also through a link: a group of the destination's path is the source.
+  bool inside = false;
+  if (&from == &to || from.filename() == to.filename()) {
+    inside = at_or_below(dst, src);
+    if (!inside && from.supports("references") && from.kind(src) == ObjectKind::Group) {
+      const ObjectRef source = from.reference(src);
+      for (std::string up = dst; !inside && up != "/";) {
+        up = up.substr(0, std::max<std::size_t>(1, up.rfind('/')));
+        inside = to.kind(up) == ObjectKind::Group && to.reference(up) == source;
+      }
+    }
+  }
+  if (inside)
     throw UsageError("cannot copy '" + src + "' to '" + dst + "' in file '" + to.filename() +
                      "': the destination is inside it");
   Copier(from, to, options).copy(src, dst);

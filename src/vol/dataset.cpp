@@ -89,7 +89,9 @@ void* dataset_create(void* obj, const H5VL_loc_params_t* loc, const char* name, 
       DatasetSpec spec = spec_of(*o.file, "an anonymous dataset", type, space, dcpl);
       std::string parked;
       if (o.file->links) {
-        parked = std::string(kParkedGroup) + "/" + std::to_string(o.file->next_parked++);
+        do  // (past any a crash left: the group is the connector's own)
+          parked = std::string(kParkedGroup) + "/" + std::to_string(o.file->next_parked++);
+        while (o.h5().kind(parked) != ObjectKind::None);
         o.h5().create_dataset(parked, spec);
       }
       auto* d = new Object(H5I_DATASET, o, parked);

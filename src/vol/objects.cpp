@@ -39,22 +39,30 @@ Dataset& Object::ds() {
   return *dataset;
 }
 
+// The hidden group goes with its last parked dataset. Like every move and
+// removal, these reopen the other open datasets' handles (links_changed).
+static void drop_empty_parking(OpenFile& f) {
+  if (f.file.kind(kParkedGroup) != ObjectKind::Group || !f.file.group(kParkedGroup).list().empty()) return;
+  f.file.remove(kParkedGroup);
+  links_changed(f, kParkedGroup, "");
+}
+
 void drop_parked(Object& o) {
   if (!o.anonymous || o.anonymous->parked.empty() || !o.file->file.is_open()) return;
-  o.dataset.reset();
-  o.h5().remove(o.anonymous->parked);
-  if (o.h5().group(kParkedGroup).list().empty()) o.h5().remove(kParkedGroup);
+  const std::string parked = o.anonymous->parked;
   o.anonymous.reset();
+  o.h5().remove(parked);
+  links_changed(*o.file, parked, "");
+  drop_empty_parking(*o.file);
 }
 
 void Object::name_anonymous(const std::string& p) {
   if (anonymous && !anonymous->parked.empty()) {  // made already: it moves to its name
-    dataset.reset();
-    h5().move(anonymous->parked, p);
-    if (h5().group(kParkedGroup).list().empty()) h5().remove(kParkedGroup);
-    path = p;
+    const std::string parked = anonymous->parked;
+    h5().move(parked, p);  // (if this fails, the object stays parked, whole)
     anonymous.reset();
-    dataset = h5().dataset(path);
+    links_changed(*file, parked, p);  // this object's path and handle, and attributes opened on it
+    drop_empty_parking(*file);
     return;
   }
   switch (type) {

@@ -103,6 +103,11 @@ TEST_F(copy, MisuseIsRefused) {
   EXPECT_THROW(copy_object(f, "run/values", f, "run/sub"), ExistsError);
   EXPECT_THROW(copy_object(f, "run", f, "run/inside"), UsageError);
   EXPECT_THROW(copy_object(f, "run/../x", f, "y"), UsageError);
+  if (f.supports("hard_links")) {  // inside it through another name of it
+    f.create_hard_link("alias", "run");
+    EXPECT_THROW(copy_object(f, "run", f, "alias/inside"), UsageError);
+    EXPECT_EQ(f.kind("run/inside"), ObjectKind::None);
+  }
   EXPECT_EQ(f.kind("x"), ObjectKind::None);
   EXPECT_EQ(f.kind("run/inside"), ObjectKind::None);
 }

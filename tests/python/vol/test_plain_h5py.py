@@ -288,6 +288,10 @@ def test_hard_and_external_links_copies_and_user_blocks(path):
         f["latest"] = f["fields"]                                  # a hard link
         f["outside"] = h5py.ExternalLink(target.name, "/data")    # beside this file
         f.copy("fields", "archive/fields")                         # H5Ocopy
+        w = f.create_dataset("w", shape=(2,), dtype="i4")
+        f["y"] = np.arange(3)  # an anonymous dataset, written, then linked: w stays usable
+        if R == 0:
+            w[0] = 5
         f["latest"].attrs["step"] = 7                              # one object under two names...
         assert f["fields"].attrs["step"] == 7
         assert "step" not in f["archive/fields"].attrs              # ...and a copy made before
@@ -297,6 +301,7 @@ def test_hard_and_external_links_copies_and_user_blocks(path):
         np.testing.assert_array_equal(f["archive/fields/rho"][:, 2], [r + 0.25 for r in range(N)])
         # (not f.get(..., getlink=True): h5py asks H5Lget_info1, which HDF5 keeps for its native connector)
         np.testing.assert_array_equal(f["outside"][...], np.arange(5))  # followed through the connector
+        assert f["w"][0] == 5 and list(f["y"][...]) == [0, 1, 2] and "_h5loom_anonymous" not in f
     got = stock_read(path)
     assert got["fields/rho"] == [[r, r + 0.5, r + 0.25] for r in range(N)]
     assert got["archive/fields/rho"] == got["fields/rho"]
