@@ -183,8 +183,9 @@ herr_t link_move(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, co
                  hid_t lcpl, hid_t, hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
     const auto [src, from, to] = link_ends(src_obj, loc1, dst_obj, loc2, lcpl, "moving");
+    const auto open = open_objects_below(*src.file, "/");
     src.h5().move(from, to);
-    links_changed(*src.file, from, to);
+    links_changed(*src.file, from, to, open);
     return herr_t(0);
   });
 }
@@ -274,9 +275,9 @@ herr_t link_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_link_specific
       case H5VL_LINK_DELETE: {
         require_links(*o.file, "deleting links");
         const std::string path = locate(o, loc);
-        const auto open_below = open_objects_below(*o.file, path);
+        const auto open = open_objects_below(*o.file, "/");
         o.h5().remove(path);
-        links_changed(*o.file, path, "", open_below);
+        links_changed(*o.file, path, "", open);
         return herr_t(0);
       }
       case H5VL_LINK_EXISTS: {

@@ -118,13 +118,19 @@ void links_changed(OpenFile& f, const std::string& from, const std::string& to,
     if (obj->path.empty()) continue;  // anonymous: no link to change
     if (!from.empty() && !to.empty() && from != "/" && at_or_below(obj->path, from))
       obj->path = to + obj->path.substr(from.size());
-    if (to.empty() && at_or_below(obj->path, from)) {
-      obj->unlinked = true;  // unless another name keeps it
-      if (auto token = kept.find(serial); token != kept.end()) {
+    if (to.empty() && at_or_below(obj->path, from)) obj->unlinked = true;  // unless another name keeps it
+    // With hard links a path can change without being below `from` (it went
+    // through another name of what moved): each object is found by its token.
+    if (auto token = kept.find(serial); token != kept.end()) {
+      const ObjectKind k = f.file.kind(obj->path);
+      if (k != ObjectKind::None && f.file.reference(obj->path).token == token->second) {
+        obj->unlinked = false;
+      } else {
         try {
           obj->path = f.file.dereference(ObjectRef{token->second});
           obj->unlinked = false;
         } catch (const NotFoundError&) {  // gone with the link
+          obj->unlinked = true;
         }
       }
     }

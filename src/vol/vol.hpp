@@ -149,18 +149,19 @@ struct Object : Handle {
   // H5Olink of an anonymous object: creates it at `path` (collective).
   void name_anonymous(const std::string& path);
 };
-// Before the link `path` goes (collective): the tokens of the open objects at
-// or below it (by serial), with which links_changed finds those another hard
-// link keeps. Empty for engines without hard links.
+// Before a link at `path` moves or goes (collective): the tokens of the open
+// objects at or below it (by serial; "/": every open object), with which
+// links_changed finds them again - at another name, or where the move took
+// them through another name. Empty for engines without hard links.
 std::map<uint64_t, uint64_t> open_objects_below(OpenFile& f, const std::string& path);
 // Where anonymous datasets wait for H5Olink (Object::Anonymous::parked).
 inline constexpr const char* kParkedGroup = "/_h5loom_anonymous";
 // An anonymous dataset released unnamed: its parked object goes (collective).
 void drop_parked(Object& o);
 // After links moved or went (collective): objects below `from` now live below
-// `to` - or, when it went (`to` empty), at another name of theirs if `kept`
-// (from open_objects_below) finds one, else nowhere - and every dataset handle
-// is opened again.
+// `to` (empty: they went); an object `kept` (from open_objects_below) names
+// whose path no longer leads to it is found by its token, else has no name;
+// and every dataset handle is opened again.
 void links_changed(OpenFile& f, const std::string& from, const std::string& to,
                    const std::map<uint64_t, uint64_t>& kept = {});
 

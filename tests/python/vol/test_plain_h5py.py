@@ -288,6 +288,10 @@ def test_hard_and_external_links_copies_and_user_blocks(path):
         f["latest"] = f["fields"]                                  # a hard link
         f["outside"] = h5py.ExternalLink(target.name, "/data")    # beside this file
         f.copy("fields", "archive/fields")                         # H5Ocopy
+        x = f.create_dataset("fields/x", shape=(2,), dtype="i4")
+        f.move("latest/x", "latest/moved")  # x moves through another name of its group...
+        if R == 0:
+            x[1] = 9                         # ...and its handle follows
         w = f.create_dataset("w", shape=(2,), dtype="i4")
         f["y"] = np.arange(3)  # an anonymous dataset, written, then linked: w stays usable
         if R == 0:
@@ -302,6 +306,7 @@ def test_hard_and_external_links_copies_and_user_blocks(path):
         # (not f.get(..., getlink=True): h5py asks H5Lget_info1, which HDF5 keeps for its native connector)
         np.testing.assert_array_equal(f["outside"][...], np.arange(5))  # followed through the connector
         assert f["w"][0] == 5 and list(f["y"][...]) == [0, 1, 2] and "_h5loom_anonymous" not in f
+        assert f["fields/moved"][1] == 9
     got = stock_read(path)
     assert got["fields/rho"] == [[r, r + 0.5, r + 0.25] for r in range(N)]
     assert got["archive/fields/rho"] == got["fields/rho"]
