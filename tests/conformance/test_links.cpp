@@ -94,6 +94,39 @@ TEST_F(order, MembersListInCreationOrder) {
   EXPECT_EQ(f.group("g").list(), (std::vector<std::string>{"alpha", "beta", "mid", "zeta"}));
 }
 
+// HDF5's creation order values: not reused while the group has members, from
+// 0 again once it is empty, kept after reopen (deleting needs "links").
+TEST_F(order, CreationOrderValuesAreNotReused) {
+  const auto path = file_path();
+  {
+    auto f = File::create(path, options());
+    auto g = f.create_group("g");
+    for (const char* n : {"a", "b", "c"}) g.create_group(n);
+    EXPECT_EQ(g.creation_order("c"), 2);
+    EXPECT_EQ(g.next_creation_order(), 3);
+    if (f.supports("links")) {
+      g.remove("b");
+      g.create_group("d");
+      EXPECT_EQ(g.creation_order("c"), 2);
+      EXPECT_EQ(g.creation_order("d"), 3);
+    }
+    EXPECT_THROW(g.creation_order("missing"), NotFoundError);
+  }
+  {
+    auto f = File::open(path, Mode::ReadWrite, options());
+    auto g = f.group("g");
+    const bool links = f.supports("links");
+    EXPECT_EQ(g.creation_order(links ? "d" : "c"), links ? 3 : 2);
+    EXPECT_EQ(g.next_creation_order(), links ? 4 : 3);
+    if (links) {
+      for (const auto& n : g.list()) g.remove(n);
+      EXPECT_EQ(g.next_creation_order(), 0);  // empty: from 0 again
+      g.create_group("e");
+      EXPECT_EQ(g.creation_order("e"), 0);
+    }
+  }
+}
+
 TEST_F(fill, UnwrittenElementsReadAsTheFillValue) {
   const auto path = file_path();
   {
