@@ -5,25 +5,12 @@
 #include <algorithm>
 #include <map>
 
+#include "core/file_state.hpp"  // normalize_path
 #include "h5loom/tools.hpp"
 
 namespace h5loom {
 
 namespace {
-
-// "/a/./b//c" -> "/a/b/c"; relative paths are taken from the root. ".." is refused.
-std::string absolute_path(const std::string& path, const char* what) {
-  std::string out;
-  std::size_t i = 0;
-  while (i <= path.size()) {
-    std::size_t j = std::min(path.find('/', i), path.size());
-    const std::string part = path.substr(i, j - i);
-    if (part == "..") throw UsageError(std::string("the ") + what + " path '" + path + "' contains '..'");
-    if (!part.empty() && part != ".") out += "/" + part;
-    i = j + 1;
-  }
-  return out.empty() ? "/" : out;
-}
 
 std::string join(const std::string& group, const std::string& name) { return group == "/" ? "/" + name : group + "/" + name; }
 
@@ -206,7 +193,8 @@ class Copier {
 
 void copy_object(File& from, const std::string& from_path, File& to, const std::string& to_path,
                  const CopyOptions& options) {
-  const std::string src = absolute_path(from_path, "source"), dst = absolute_path(to_path, "destination");
+  // Relative paths are taken from the root; ".." is refused (UsageError).
+  const std::string src = detail::normalize_path(from_path), dst = detail::normalize_path(to_path);
   if (from.kind(src) == ObjectKind::None)
     throw NotFoundError("cannot copy '" + src + "': nothing of that name in file '" + from.filename() + "'");
   if (dst == "/" || to.kind(dst) != ObjectKind::None || to.soft_link(dst))
