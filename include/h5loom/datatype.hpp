@@ -13,7 +13,10 @@
 //    datasets, attributes and compound members (what dimension scales need);
 //  * arrays: a fixed N-D block of elements of another fixed-size type in each
 //    element (HDF5's array datatype; numpy's sub-array dtype `('f8', (3,))`),
-//    e.g. a particle's position as one element of array<float64>[3].
+//    e.g. a particle's position as one element of array<float64>[3];
+//  * opaque: `size` uninterpreted bytes per element with a tag saying what
+//    they are (HDF5's opaque datatype; numpy's void dtype 'V<n>'), copied as
+//    they are and never converted.
 //
 // A Datatype is a small value (a class, a scalar, and a shared description of
 // members or names); copies are cheap and compare by value. Memory layout is
@@ -123,7 +126,7 @@ struct Member;
 
 class Datatype {
  public:
-  enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference, Array };
+  enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference, Array, Opaque };
   enum class Charset : uint8_t { Ascii, Utf8 };
 
   // The scalars by their old names: Datatype::Float64 is a Datatype.
@@ -147,6 +150,9 @@ class Datatype {
   // An array of `dims` (1 to 32 dimensions, each at least 1) elements of the
   // fixed-size type `element` (not a variable-length string), row-major.
   static Datatype array(const Datatype& element, std::vector<uint64_t> dims);
+  // `size` (1 byte to 4 GiB) uninterpreted bytes per element, with a `tag` of
+  // at most 255 bytes (no NUL) naming what they hold ("" for none).
+  static Datatype opaque(std::size_t size, std::string tag = "");
 
   Class type_class() const { return class_; }
   bool is_scalar() const { return class_ == Class::Scalar; }
@@ -156,6 +162,7 @@ class Datatype {
   bool is_varstring() const { return class_ == Class::VarString; }
   bool is_reference() const { return class_ == Class::Reference; }
   bool is_array() const { return class_ == Class::Array; }
+  bool is_opaque() const { return class_ == Class::Opaque; }
   // References anywhere in an element (this type or a compound member, nested):
   // their values mean something only in the file that made them.
   bool has_references() const;
@@ -171,10 +178,12 @@ class Datatype {
   const Datatype& array_element() const;        // array only
   const std::vector<uint64_t>& array_dims() const;  // array only
   uint64_t array_count() const;                 // array only: elements per array (the product of dims)
+  const std::string& opaque_tag() const;        // opaque only
 
   // "float64", "string[16]", "utf8[16]", "string" and "utf8" (variable
   // length), "reference", "enum<uint8>{red: 0, green: 1}",
-  // "compound[16]{x: float64 @0, id: int64 @8}", "array<float64>[2, 3]".
+  // "compound[16]{x: float64 @0, id: int64 @8}", "array<float64>[2, 3]",
+  // "opaque[13]" and "opaque[13]{tag}" (a tag holding a delimiter quoted).
   // datatype_from_name reads every name this writes back.
   std::string name() const;
 

@@ -65,7 +65,14 @@ typedef enum LOOM_ENUM_BASE {
 typedef enum LOOM_ENUM_BASE { LOOM_MODE_READ = 0, LOOM_MODE_READWRITE, LOOM_MODE_CREATE, LOOM_MODE_CREATE_EXCLUSIVE } loom_mode;
 /* What a path names; LOOM_KIND_DATATYPE: a named datatype (loom_group_commit_type). */
 typedef enum LOOM_ENUM_BASE { LOOM_KIND_NONE = 0, LOOM_KIND_GROUP, LOOM_KIND_DATASET, LOOM_KIND_DATATYPE } loom_kind;
-typedef enum LOOM_ENUM_BASE { LOOM_ATTR_SCALAR = 0, LOOM_ATTR_ARRAY, LOOM_ATTR_STRING, LOOM_ATTR_STRING_ARRAY } loom_attr_kind;
+/* LOOM_ATTR_EMPTY: a type and no value (HDF5's null dataspace; engines with "null_spaces"). */
+typedef enum LOOM_ENUM_BASE {
+  LOOM_ATTR_SCALAR = 0,
+  LOOM_ATTR_ARRAY,
+  LOOM_ATTR_STRING,
+  LOOM_ATTR_STRING_ARRAY,
+  LOOM_ATTR_EMPTY
+} loom_attr_kind;
 typedef enum LOOM_ENUM_BASE { LOOM_LAYOUT_CONTIGUOUS = 0, LOOM_LAYOUT_CHUNKED } loom_layout;
 
 #define LOOM_UNLIMITED UINT64_MAX
@@ -174,6 +181,10 @@ loom_status loom_type_enum_insert(loom_type* e, const char* name, int64_t value)
 loom_status loom_type_array(const loom_type* element, int ndim, const uint64_t* dims, loom_type** out);
 /* A scalar in an array. */
 loom_status loom_type_array_of(loom_datatype element, int ndim, const uint64_t* dims, loom_type** out);
+/* Opaque: `size` (1 byte to 4 GiB) uninterpreted bytes per element, copied as they are,
+ * with a NUL-terminated `tag` (at most 255 bytes; NULL or "" for none) saying what they
+ * hold: HDF5's opaque datatype. */
+loom_status loom_type_opaque(size_t size, const char* tag, loom_type** out);
 loom_status loom_type_size(const loom_type* t, size_t* out);
 /* "compound[16]{id: int64 @0, x: float64 @8}", "string[8]", "enum<int8>{red: 0}", "array<float64>[3]", "float64". */
 loom_status loom_type_name(const loom_type* t, char* buf, size_t bufsize, size_t* needed);
@@ -185,6 +196,12 @@ loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path
                                             loom_dataset** out);
 /* The dataset's datatype (any class), as a new loom_type to free. */
 loom_status loom_dataset_type(loom_dataset* d, loom_type** out);
+/* A dataset of `type` with HDF5's null dataspace: no elements, no shape (engines with the
+ * conformance group "null_spaces"). It reports ndim 1 and shape {0}, and never changes. */
+loom_status loom_group_create_dataset_null(loom_group* parent, const char* path, const loom_type* type,
+                                           loom_dataset** out);
+/* *out = 1 if the dataset has a null dataspace, else 0. */
+loom_status loom_dataset_is_null(loom_dataset* d, int* out);
 /* A named (committed) datatype: `type` kept in the file as `path` (HDF5's
  * H5Tcommit; engines with the conformance group "named_types"). Collective. */
 loom_status loom_group_commit_type(loom_group* parent, const char* path, const loom_type* type);
@@ -307,7 +324,8 @@ loom_status loom_attr_write_refs(loom_object* o, const char* name, size_t count,
 loom_status loom_attr_read_refs(loom_object* o, const char* name, size_t count, loom_ref* out);
 /* Attributes of any fixed-size loom_type (compounds, enums, references, fixed-length
  * strings, numbers): kind LOOM_ATTR_SCALAR (count 1) or LOOM_ATTR_ARRAY (count
- * elements), e.g. netCDF's REFERENCE_LIST, an array of {loom_ref dataset; int32_t dim}.
+ * elements), e.g. netCDF's REFERENCE_LIST, an array of {loom_ref dataset; int32_t dim};
+ * or LOOM_ATTR_EMPTY (count 0, values NULL; any type, variable-length strings too).
  * read: mem_type must equal the attribute's type (loom_attr_type) and count its element count. */
 loom_status loom_attr_write_typed(loom_object* o, const char* name, const loom_type* type, loom_attr_kind kind,
                                   size_t count, const void* values);

@@ -88,6 +88,9 @@ class Dataset : public Object {
   Layout layout() const;
   Dims chunks() const;
   std::size_t ndim() const { return shape().size(); }
+  // HDF5's null dataspace (DatasetSpec::null_space, h5py's Empty): no
+  // elements and no shape - shape() is {0} and never changes.
+  bool null_space() const;
   // One element of dtype(): the value of elements never written (empty: zero).
   std::vector<unsigned char> fill_value() const;
 

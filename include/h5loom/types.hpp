@@ -81,6 +81,12 @@ struct DatasetSpec {
   std::vector<ExternalSegment> external;
   std::vector<VirtualMapping> virtual_map;
 
+  // HDF5's null dataspace (H5S_NULL, h5py's Empty): a dataset of a type and
+  // no elements, not even a shape - leave shape, max_shape and chunks empty.
+  // It cannot grow; reads and writes select nothing. Engines declaring the
+  // conformance group "null_spaces" keep it; to them it comes with shape {0}.
+  bool null_space = false;
+
   template <class T>
   void fill_with(T value) {
     fill.resize(sizeof(T));
@@ -95,15 +101,18 @@ struct DatasetInfo {
   Layout layout = Layout::Contiguous;
   Dims chunks;  // empty unless chunked
   std::vector<unsigned char> fill;  // one element of dtype; empty: zero
+  bool null_space = false;  // HDF5's null dataspace (DatasetSpec::null_space): shape {0}, fixed
 };
 
 // A scalar, a 1-D array of one numeric type, a string, or a 1-D array of strings
 // (openPMD's axisLabels). Scalars and arrays may also be of any fixed-size
 // datatype (compounds, enums, references: netCDF's REFERENCE_LIST is an array
-// of {dataset: reference, dim: int32}), built with from_raw.
+// of {dataset: reference, dim: int32}), built with from_raw. Or no value at
+// all, only a type: AttributeValue::empty(dtype) (HDF5's null dataspace,
+// h5py's Empty; engines declaring the conformance group "null_spaces").
 class AttributeValue {
  public:
-  enum class Kind { Scalar, Array, String, StringArray };
+  enum class Kind { Scalar, Array, String, StringArray, Empty };
 
   AttributeValue() = default;
   template <class T, class = std::enable_if_t<(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
@@ -128,11 +137,14 @@ class AttributeValue {
   // Raw constructor used by engines: `count` elements of `dtype` at `data`
   // (any fixed-size datatype; strings are Kind::String with `count` bytes).
   static AttributeValue from_raw(Kind kind, Datatype dtype, std::size_t count, const void* data);
+  // An attribute of type `dtype` (any, variable-length strings too) and no value.
+  static AttributeValue empty(Datatype dtype);
 
   Kind kind() const { return kind_; }
   bool is_string() const { return kind_ == Kind::String; }
   bool is_string_array() const { return kind_ == Kind::StringArray; }
   bool is_numeric() const { return kind_ == Kind::Scalar || kind_ == Kind::Array; }
+  bool is_empty() const { return kind_ == Kind::Empty; }
   Datatype dtype() const { return dtype_; }      // meaningless for strings
   // Elements for numbers and string arrays, bytes for a string.
   std::size_t size() const { return is_string() ? text_.size() : is_string_array() ? strings_.size() : count_; }

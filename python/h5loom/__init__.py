@@ -36,7 +36,7 @@ from ._errors import CLASSES as _ERROR_CLASSES, __all__ as _ERROR_NAMES
 from . import _core
 from ._dtypes import (_SUPPORTED_KINDS, _array_elements, _dtype_name, _has_refs, _is_plain_numeric, _is_vlen, _np_dtype,
                       _raw_dtype, _records, _refs_from_raw, _refs_to_raw, Reference, enum_dtype,
-                      ref_dtype, string_dtype)
+                      Empty, opaque_dtype, ref_dtype, string_dtype)
 from ._core import Selection
 from ._attributes import AttributeManager
 from ._values import _as_data_array, _checked_values, _selection_for
@@ -47,7 +47,7 @@ from . import profile  # noqa: E402  (h5loom.profile.load)
 __version__ = "0.1.0"
 __all__ = [
     "File", "Group", "Dataset", "Datatype", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
-    "enum_dtype", "ref_dtype", "Reference", "SoftLink", "ExternalLink",
+    "enum_dtype", "opaque_dtype", "ref_dtype", "Empty", "Reference", "SoftLink", "ExternalLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
     *_ERROR_NAMES,
 ]
@@ -194,11 +194,19 @@ class Group(_Node):
         or explicit chunk dimensions. layout: ``"contiguous"``/``"chunked"`` to force one.
         data: written to the whole dataset; every rank passes the same data (rank 0 writes it).
         fillvalue: the value of elements never written (engines with the "fill" group).
+        data=Empty(dtype): a dataset without elements or shape (HDF5's null dataspace;
+        engines with the "null_spaces" group).
         """
+        if isinstance(data, Empty):
+            if shape is not None or maxshape is not None or chunks not in (None, False):
+                raise SelectionError(f"create_dataset('{path}'): an Empty dataset has no shape, maxshape or chunks")
+            dt = _dtype_name(data.dtype if dtype is None else dtype, f"dataset '{path}'")
+            return Dataset(self._obj.create_dataset(path, dt, [], [], None, layout or "", None, True), self._file)
         arr = None if data is None else _as_data_array(data, dtype)
         if shape is None:
             if arr is None:
-                raise UsageError(f"create_dataset('{path}'): give a shape or data")
+                raise UsageError(f"create_dataset('{path}'): give a shape or data (data=h5loom.Empty(dtype) for "
+                                 "a dataset without elements)")
             shape = arr.shape
         shape = tuple(int(s) for s in shape)
         if dtype is None:
@@ -221,7 +229,7 @@ class Group(_Node):
                 raise DatatypeError(f"create_dataset('{path}'): a dataset of {dt} has no fill value (unwritten "
                                     "elements read as empty strings and null references)")
             fill = _records([fillvalue], _np_dtype(dt), path).tobytes()
-        ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill),
+        ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill, False),
                      self._file)
         if arr is not None:
             if self.file.rank == 0:
@@ -387,11 +395,13 @@ class Datatype(_Node):
 
 
 class Dataset(_Node):
-    """An N-D array in a file. Index it like numpy (``ds[2:8, ::2]``) to read and write."""
+    """An N-D array in a file. Index it like numpy (``ds[2:8, ::2]``) to read and write.
+    A dataset with HDF5's null dataspace (made from ``Empty(dtype)``) has no shape:
+    ``shape``, ``size`` and ``maxshape`` are None and ``ds[()]`` is ``Empty(dtype)``, as in h5py."""
 
     @property
-    def shape(self) -> Tuple[int, ...]:
-        return tuple(self._obj.shape)
+    def shape(self) -> Optional[Tuple[int, ...]]:
+        return None if self._obj.null_space else tuple(self._obj.shape)
 
     @property
     def dtype(self) -> np.dtype:
@@ -412,15 +422,17 @@ class Dataset(_Node):
 
     @property
     def ndim(self) -> int:
-        return len(self._obj.shape)
+        return 0 if self._obj.null_space else len(self._obj.shape)
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def size(self) -> Optional[int]:
+        return None if self._obj.null_space else int(np.prod(self.shape, dtype=np.int64))
 
     @property
-    def maxshape(self) -> Tuple[Optional[int], ...]:
-        """Maximum shape; ``None`` marks an unlimited dimension."""
+    def maxshape(self) -> Optional[Tuple[Optional[int], ...]]:
+        """Maximum shape; ``None`` marks an unlimited dimension (None for an Empty dataset)."""
+        if self._obj.null_space:
+            return None
         return tuple(None if m == _UNLIMITED_U64 else m for m in self._obj.max_shape)
 
     @property
@@ -434,6 +446,8 @@ class Dataset(_Node):
         return self._obj.layout
 
     def __len__(self) -> int:
+        if self._obj.null_space:
+            raise TypeError(f"dataset '{self.path}' is Empty (a null dataspace): it has no length")
         return self.shape[0]
 
     def extend(self, shape: Sequence[int]) -> None:
@@ -534,7 +548,15 @@ class Dataset(_Node):
         fresh = not (out is data or (isinstance(data, np.ndarray) and np.shares_memory(out, data)))
         return out, fresh
 
+    def _refuse_if_empty(self, key: Any) -> None:
+        if self._obj.null_space:
+            raise SelectionError(f"dataset '{self.path}' is Empty (a null dataspace, no elements): index it with "
+                                 f"() to get Empty({self.dtype}), not {key!r}")
+
     def __getitem__(self, key: Any) -> Any:
+        if self._obj.null_space and ((isinstance(key, tuple) and key == ()) or key is Ellipsis):
+            return Empty(self.dtype)
+        self._refuse_if_empty(key)
         sel, out_shape = _selection_for(key, self.shape, self.path)
         if self.dtype.subdtype is not None:  # array elements: numpy shows them as trailing dimensions
             out_shape = tuple(out_shape) + self.dtype.subdtype[1]
@@ -543,10 +565,12 @@ class Dataset(_Node):
         return result[()] if result.ndim == 0 else result
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        self._refuse_if_empty(key)
         sel, _ = _selection_for(key, self.shape, self.path)
         self.write(value, sel, copy=True)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self._refuse_if_empty("np.asarray")
         arr = self.read()
         return arr if dtype is None else arr.astype(dtype)
 

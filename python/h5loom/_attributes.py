@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _core
 from ._dtypes import (_dtype_name, _has_refs, _is_plain_numeric, _is_ref, _np_dtype, _raw_dtype, _records,
-                      _refs_from_raw, _refs_to_raw, Reference, ref_dtype)
+                      _refs_from_raw, _refs_to_raw, Empty, Reference, ref_dtype)
 from ._errors import DatatypeError, UsageError
 
 
@@ -20,7 +20,8 @@ class AttributeManager(MutableMapping):
     arrays of int8..int64, uint8..uint64, float16, float32, float64; references (a Reference,
     or a list of them: read back as a Reference or an object array of them); and
     scalars or 1-D arrays of structured, enum or fixed-string dtypes (netCDF's
-    REFERENCE_LIST: records with a ``ref_dtype`` field). Setting replaces any old value.
+    REFERENCE_LIST: records with a ``ref_dtype`` field); ``Empty(dtype)``: a type and no value
+    (HDF5's null dataspace, as h5py's). Setting replaces any old value.
     Iteration is by name; ``keys(order="creation")`` lists them as they were made. Deleting
     (``del obj.attrs["units"]``) and ``rename`` need an engine with "attribute_edit".
     """
@@ -30,6 +31,8 @@ class AttributeManager(MutableMapping):
 
     def __getitem__(self, name: str) -> Any:
         kind, dtype, payload = self._obj.attribute(name)
+        if kind == "empty":
+            return Empty(_np_dtype(dtype))
         if kind in ("string", "strings"):
             return payload if kind == "string" else list(payload)
         dt = _np_dtype(dtype)
@@ -41,6 +44,9 @@ class AttributeManager(MutableMapping):
 
     def __setitem__(self, name: str, value: Any) -> None:
         where = f"attribute '{name}' on '{self._obj.path}'"
+        if isinstance(value, Empty):
+            self._obj.set_attribute_empty(name, _dtype_name(value.dtype, where))
+            return
         if isinstance(value, bytes):
             value = value.decode("utf-8")
         if isinstance(value, str):

@@ -223,6 +223,27 @@ def enum_dtype(values: Mapping[str, int], basetype: Any = "i1") -> np.dtype:
     return np.dtype(basetype, metadata={"enum": dict(values)})
 
 
+class Empty:
+    """A value with a dtype and no elements, not even a shape: HDF5's null
+    dataspace, as h5py's ``Empty``. ``obj.attrs["flag"] = Empty("f4")`` makes
+    such an attribute, ``g["e"] = Empty("f8")`` (or ``create_dataset(data=...)``)
+    such a dataset; reading one gives an ``Empty`` back (``ds[()]``)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Empty) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("Empty", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"Empty(dtype={self.dtype!r})"
+
+
 def _quoted(name: str) -> str:
     """A member or enum name in an h5loom datatype name (quoted if it needs to be)."""
     if name and not any(c in name for c in ':,{}[]<>@"\\') and name[0] != " " and name[-1] != " ":
@@ -268,6 +289,11 @@ def _type_name(dt: np.dtype, what: str) -> str:
     if dt.kind == "S":
         utf8 = (dt.metadata or {}).get("encoding", "ascii").replace("-", "") == "utf8"
         return f"{'utf8' if utf8 else 'string'}[{dt.itemsize}]"
+    if dt.kind == "V":  # raw bytes: HDF5's opaque type, its tag from the metadata (h5py's 'V<n>' is untagged)
+        tag = (dt.metadata or {}).get("opaque_tag", "")
+        return f"opaque[{dt.itemsize}]" + (f"{{{_quoted(tag)}}}" if tag else "")
+    if dt.kind in "Mm":  # datetime64, timedelta64: opaque with h5py's tag, which h5py reads back as this dtype
+        return f"opaque[{dt.itemsize}]{{{_quoted('NUMPY:' + dt.newbyteorder('<').str)}}}"
     if dt.kind in _SUPPORTED_KINDS and dt.metadata and "enum" in dt.metadata:
         base = _type_name(np.dtype(dt.str), what)
         names = ", ".join(f"{_quoted(str(k))}: {int(v)}" for k, v in dt.metadata["enum"].items())
@@ -303,9 +329,31 @@ def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
         return np.dtype(tree[1], metadata={"enum": {name: value for name, value in tree[2]}})
     if kind == "array":
         return np.dtype((_dtype_from_tree(tree[2]), tuple(tree[1])))
+    if kind == "opaque":
+        return _opaque_dtype(tree[1], tree[2].decode("utf-8", "replace"))
     names, offsets, formats = zip(*[(name, offset, _dtype_from_tree(sub)) for name, offset, sub in tree[2]])
     return np.dtype({"names": list(names), "formats": list(formats), "offsets": list(offsets),
                      "itemsize": tree[1]})
+
+
+def _opaque_dtype(size: int, tag: str) -> np.dtype:
+    """The numpy dtype of HDF5's opaque type: h5py's tag "NUMPY:<dtype>" names
+    a numpy dtype of that size (datetime64, timedelta64); any other is raw
+    bytes, 'V<size>', with the tag kept in the metadata (``opaque_tag``)."""
+    if tag.startswith("NUMPY:"):
+        try:
+            named = np.dtype(tag[6:])
+        except TypeError:
+            named = None
+        if named is not None and named.itemsize == size and named.kind in "Mm":
+            return named
+    return opaque_dtype(size, tag)
+
+
+def opaque_dtype(size: int, tag: str = "") -> np.dtype:
+    """Raw bytes of ``size`` per element with a ``tag`` saying what they are:
+    HDF5's opaque datatype (numpy's ``'V<size>'``, the tag in its metadata)."""
+    return np.dtype(f"V{size}", metadata={"opaque_tag": tag}) if tag else np.dtype(f"V{size}")
 
 
 def _np_dtype(name: str) -> np.dtype:
@@ -390,7 +438,7 @@ def _records(data: Any, dt: np.dtype, path: str) -> np.ndarray:
         return arr
     if isinstance(data, np.ndarray):
         same = data.dtype == dt and (dt.fields is None or data.dtype.fields == dt.fields)
-        if same or (dt.fields is None and data.dtype.kind == dt.kind and
+        if same or (dt.fields is None and data.dtype.kind == dt.kind and dt.kind != "V" and  # opaque: same size only
                     (dt.kind != "S" or data.dtype.itemsize <= dt.itemsize) and
                     np.can_cast(data.dtype, dt, casting="safe")):
             return data if same else data.astype(dt)

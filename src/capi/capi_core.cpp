@@ -426,7 +426,7 @@ loom_status loom_attr_info(loom_object* o, const char* name, loom_attr_kind* kin
     auto& obj = as_object(o);
     auto v = obj.attribute(text(name, "name"));
     if (kind) *kind = static_cast<loom_attr_kind>(v.kind());
-    const bool number = v.is_numeric() && (v.dtype().is_scalar() || v.dtype().is_enum());
+    const bool number = (v.is_numeric() || v.is_empty()) && (v.dtype().is_scalar() || v.dtype().is_enum());
     if (type) *type = number ? static_cast<loom_datatype>(v.dtype().scalar()) : LOOM_UINT8;
     if (count) *count = v.size();
   });

@@ -194,9 +194,14 @@ loom_status loom_attr_write_typed(loom_object* o, const char* name, const loom_t
                                   size_t count, const void* values) {
   return write_attribute(__func__, o, name, [&] {
     const auto& t = usable(type, "type");
+    if (kind == LOOM_ATTR_EMPTY) {
+      if (count != 0) throw h5loom::SelectionError(in_call("an empty attribute holds no value, not 'count' = " +
+                                                           std::to_string(count)));
+      return h5loom::AttributeValue::empty(t);
+    }
     if (kind != LOOM_ATTR_SCALAR && kind != LOOM_ATTR_ARRAY)
       throw h5loom::UsageError(in_call("invalid loom_attr_kind value " + std::to_string(static_cast<int>(kind)) +
-                                       " for 'kind' (LOOM_ATTR_SCALAR or LOOM_ATTR_ARRAY; strings: "
+                                       " for 'kind' (LOOM_ATTR_SCALAR, LOOM_ATTR_ARRAY or LOOM_ATTR_EMPTY; strings: "
                                        "loom_attr_write_string(s))"));
     if (t.is_varstring())
       throw h5loom::DatatypeError(in_call("an attribute of variable-length strings is written with "
@@ -231,7 +236,7 @@ loom_status loom_attr_type(loom_object* o, const char* name, loom_type** out) {
     text(name, "name");
     need_out(out, "out");
     auto v = obj.attribute(name);
-    if (!v.is_numeric())
+    if (!v.is_numeric() && !v.is_empty())
       throw h5loom::DatatypeError(attribute_of(obj, name) + " holds " + v.to_string() +
                                   ", a string attribute: it has no loom_type (loom_attr_read_string(_element))");
     auto t = std::make_unique<loom_type>();

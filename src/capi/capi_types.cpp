@@ -107,6 +107,15 @@ loom_status loom_type_varstring(int utf8, loom_type** out) {
   });
 }
 
+loom_status loom_type_opaque(size_t size, const char* tag, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype::opaque(size, tag ? tag : "");
+    *out = t.release();
+  });
+}
+
 namespace {
 loom_status make_array(const char* function, const h5loom::Datatype* element_or_null, loom_datatype scalar,
                        int ndim, const uint64_t* dims, loom_type** out) {
@@ -200,6 +209,29 @@ loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path
         }
       },
       [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+}
+
+loom_status loom_group_create_dataset_null(loom_group* parent, const char* path, const loom_type* type,
+                                           loom_dataset** out) {
+  h5loom::DatasetSpec spec;
+  return collective(
+      __func__, comm_of(parent),
+      [&] {
+        as_group(parent);
+        text(path, "path");
+        need_out(out, "out");
+        spec.dtype = usable(type, "type");
+        spec.null_space = true;
+      },
+      [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+}
+
+loom_status loom_dataset_is_null(loom_dataset* d, int* out) {
+  return guarded(__func__, [&] {
+    auto& ds = as_dataset(d);
+    need_out(out, "out");
+    *out = ds.null_space() ? 1 : 0;
+  });
 }
 
 loom_status loom_dataset_type(loom_dataset* d, loom_type** out) {

@@ -20,6 +20,7 @@ struct Datatype::Detail {
   std::vector<std::pair<std::string, int64_t>> values;  // enum
   Datatype element;                                     // array
   std::vector<uint64_t> dims;                           // array
+  std::string tag;                                      // opaque
 };
 
 std::size_t scalar_size(Scalar s) {
@@ -80,10 +81,11 @@ std::ostream& operator<<(std::ostream& os, Float16 h) { return os << h.to_float(
 
 namespace {
 
-// A member or enum name as written in a datatype name: quoted ("a, b") if it
-// holds a delimiter, a quote, or spaces at its ends.
+// A member or enum name or an opaque tag as written in a datatype name: quoted
+// ("a, b") if it holds a delimiter, a quote, or spaces at its ends.
 std::string name_token(const std::string& n) {
-  const bool plain = n.find_first_of(":,{}[]<>@\"\\") == std::string::npos && n.front() != ' ' && n.back() != ' ';
+  const bool plain = !n.empty() && n.find_first_of(":,{}[]<>@\"\\") == std::string::npos && n.front() != ' ' &&
+                     n.back() != ' ';
   if (plain) return n;
   std::string out = "\"";
   for (char c : n) {
@@ -188,6 +190,26 @@ Datatype Datatype::array(const Datatype& element, std::vector<uint64_t> dims) {
   return t;
 }
 
+Datatype Datatype::opaque(std::size_t size, std::string tag) {
+  if (size == 0 || size > (std::size_t(1) << 32))  // HDF5's own limit for an element
+    throw DatatypeError("an opaque datatype needs a size of 1 byte to 4 GiB, not " + std::to_string(size));
+  if (tag.size() > 255)  // H5T_OPAQUE_TAG_MAX less its NUL
+    throw DatatypeError("an opaque datatype's tag is " + std::to_string(tag.size()) + " bytes long; at most 255");
+  if (tag.find('\0') != std::string::npos) throw DatatypeError("an opaque datatype's tag holds a NUL byte");
+  Datatype t;
+  t.class_ = Class::Opaque;
+  auto d = std::make_shared<Detail>();
+  d->size = size;
+  d->tag = std::move(tag);
+  t.detail_ = std::move(d);
+  return t;
+}
+
+const std::string& Datatype::opaque_tag() const {
+  if (class_ != Class::Opaque) throw DatatypeError("datatype " + name() + " is not opaque");
+  return detail_->tag;
+}
+
 bool Datatype::has_references() const {
   if (class_ == Class::Reference) return true;
   if (class_ == Class::Array) return detail_->element.has_references();
@@ -270,6 +292,9 @@ std::string Datatype::name() const {
       return std::string(detail_->charset == Charset::Utf8 ? "utf8[" : "string[") + std::to_string(detail_->size) + "]";
     case Class::VarString: return detail_->charset == Charset::Utf8 ? "utf8" : "string";
     case Class::Reference: return "reference";
+    case Class::Opaque:
+      return "opaque[" + std::to_string(detail_->size) + "]" +
+             (detail_->tag.empty() ? "" : "{" + name_token(detail_->tag) + "}");
     case Class::Array: {
       std::string out = "array<" + detail_->element.name() + ">[";
       for (std::size_t i = 0; i < detail_->dims.size(); ++i) out += (i ? ", " : "") + std::to_string(detail_->dims[i]);
@@ -300,6 +325,7 @@ bool Datatype::operator==(const Datatype& o) const {
     case Class::String: return detail_->size == o.detail_->size && detail_->charset == o.detail_->charset;
     case Class::VarString: return detail_->charset == o.detail_->charset;
     case Class::Reference: return true;
+    case Class::Opaque: return detail_->size == o.detail_->size && detail_->tag == o.detail_->tag;
     case Class::Array: return detail_->dims == o.detail_->dims && detail_->element == o.detail_->element;
     case Class::Enum: return scalar_ == o.scalar_ && detail_->values == o.detail_->values;
     case Class::Compound: {
@@ -337,6 +363,12 @@ std::string format_element(const Datatype& t, const void* p) {
       ObjectRef r;
       std::memcpy(&r, bytes, sizeof r);
       return r.is_null() ? "null reference" : "reference " + std::to_string(r.token);
+    }
+    case Datatype::Class::Opaque: {
+      static const char hex[] = "0123456789abcdef";
+      std::string out = "0x";
+      for (std::size_t i = 0; i < t.size(); ++i) (out += hex[bytes[i] >> 4]) += hex[bytes[i] & 15];
+      return out;
     }
     case Datatype::Class::Enum: {
       const int64_t value = dispatch_scalar(t.scalar(), [&](auto v) {
@@ -407,7 +439,8 @@ namespace {
 [[noreturn]] void bad_name(std::string_view all, const std::string& why) {
   throw DatatypeError("cannot read datatype name '" + std::string(all) + "': " + why +
                       " (expected int8..int64, uint8..uint64, float32, float64, a numpy code like 'f8', "
-                      "string[N], utf8[N], string, utf8, reference, enum<T>{...}, compound[N]{...} or array<T>[N, ...])");
+                      "string[N], utf8[N], string, utf8, reference, enum<T>{...}, compound[N]{...}, array<T>[N, ...] or "
+                      "opaque[N]{tag})");
 }
 
 struct NameReader {
@@ -487,6 +520,17 @@ struct NameReader {
       expect('}');
       return Datatype::enumeration(base, std::move(values));
     }
+    if (lower == "opaque") {
+      expect('[');
+      auto size = number();
+      expect(']');
+      std::string tag;
+      if (eat('{')) {
+        tag = word();
+        expect('}');
+      }
+      return Datatype::opaque(size, std::move(tag));
+    }
     if (lower == "array") {
       expect('<');
       Datatype element = type(depth + 1);
@@ -524,6 +568,8 @@ struct NameReader {
     if (!w.empty() && (w[0] == '<' || w[0] == '=' || w[0] == '|')) w.erase(0, 1);
     if (w.size() > 1 && w[0] == 's' && std::all_of(w.begin() + 1, w.end(), ::isdigit))
       return Datatype::string(std::stoull(w.substr(1)));
+    if (w.size() > 1 && w[0] == 'v' && std::all_of(w.begin() + 1, w.end(), ::isdigit))  // numpy's void
+      return Datatype::opaque(std::stoull(w.substr(1)));
     return scalar(w);
   }
   Scalar scalar(std::string w) {

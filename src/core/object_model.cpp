@@ -337,6 +337,23 @@ Group Group::group(const std::string& path) const {
 
 static void validate_spec(const DatasetSpec& spec, const std::string& path, const FileState& f) {
   auto where = "dataset '" + path + "' in " + f.describe_file();
+  if (spec.null_space) {
+    if (!f.supports("null_spaces"))
+      throw UsageError("cannot create " + where + " with a null dataspace: engine '" + f.engine->name() +
+                       "' does not declare the conformance group 'null_spaces'");
+    if (!spec.shape.empty() || !spec.max_shape.empty() || !spec.chunks.empty())
+      throw SelectionError("cannot create " + where + " with a null dataspace and shape " + dims_to_string(spec.shape) +
+                           ", max_shape " + dims_to_string(spec.max_shape) + ", chunks " + dims_to_string(spec.chunks) +
+                           ": a null dataspace has no shape (leave them empty)");
+    if (!spec.layout_auto && spec.layout == Layout::Chunked)
+      throw UsageError("cannot create " + where + ": a dataset with a null dataspace cannot be chunked");
+    if (!spec.external.empty() || !spec.virtual_map.empty())
+      throw UsageError("cannot create " + where + ": a dataset with a null dataspace has no storage to place");
+    if (!spec.fill.empty() && spec.fill.size() != datatype_size(spec.dtype))
+      throw DatatypeError("cannot create " + where + ": the fill value has " + std::to_string(spec.fill.size()) +
+                          " bytes, not one element of " + datatype_name(spec.dtype));
+    return;
+  }
   if (spec.shape.empty())
     throw SelectionError("cannot create " + where + ": the shape must have at least one dimension");
   if (spec.shape.size() > kMaxRank)
@@ -386,7 +403,15 @@ Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) 
   });
   create_parents(abs);
   require_absent(abs, "dataset");
-  f.engine->create_dataset(*f.handle, abs, spec);
+  if (spec.null_space) {  // to the engine: no elements, in a fixed shape of {0}
+    DatasetSpec null = spec;
+    null.shape = null.max_shape = {0};
+    null.layout = Layout::Contiguous;
+    null.layout_auto = false;
+    f.engine->create_dataset(*f.handle, abs, null);
+  } else {
+    f.engine->create_dataset(*f.handle, abs, spec);
+  }
   f.datasets.erase(abs);  // (a new dataset: no name of it can be open)
   f.refresh_dataset(abs);
   return Dataset(file_, abs);
@@ -450,11 +475,15 @@ Dims Dataset::shape() const { return info().shape; }
 Dims Dataset::max_shape() const { return info().max_shape; }
 Layout Dataset::layout() const { return info().layout; }
 Dims Dataset::chunks() const { return info().chunks; }
+bool Dataset::null_space() const { return info().null_space; }
 std::vector<unsigned char> Dataset::fill_value() const { return info().fill; }
 
 static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape,
                          bool may_shrink = false) {
   auto where = "dataset '" + path + "' in " + f.describe_file();
+  if (cur.null_space)
+    throw SelectionError("cannot change the shape of " + where + " to " + dims_to_string(new_shape) +
+                         ": it has a null dataspace (no elements and no shape, for good)");
   if (new_shape.size() != cur.shape.size())
     throw SelectionError("cannot extend " + where + " of shape " + dims_to_string(cur.shape) + " to " +
                          dims_to_string(new_shape) + ": the rank differs");

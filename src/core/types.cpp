@@ -50,6 +50,13 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
   return v;
 }
 
+AttributeValue AttributeValue::empty(Datatype dtype) {
+  AttributeValue v;
+  v.kind_ = Kind::Empty;
+  v.dtype_ = std::move(dtype);
+  return v;
+}
+
 void AttributeValue::require_numeric() const {
   if (!is_numeric()) throw DatatypeError("attribute holds " + to_string() + ", not numbers");
 }
@@ -73,6 +80,7 @@ const std::string& AttributeValue::as_string() const {
 }
 
 std::string AttributeValue::to_string() const {
+  if (kind_ == Kind::Empty) return "no value (" + dtype_.name() + ")";
   if (kind_ == Kind::String) return "\"" + text_ + "\"";
   if (kind_ == Kind::StringArray) {
     std::string out = "[";

@@ -89,6 +89,12 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
       }
       return e;
     }
+    case Datatype::Class::Opaque: {
+      Hid o = checked(H5Tcreate(H5T_OPAQUE, t.size()), H5Tclose, what);
+      // HDF5 gives a type without a tag the tag "" as well.
+      if (!t.opaque_tag().empty()) check(H5Tset_tag(o.get(), t.opaque_tag().c_str()), what);
+      return o;
+    }
     case Datatype::Class::Array: {
       Hid element = build(t.array_element(), scalar);
       std::vector<hsize_t> dims(t.array_dims().begin(), t.array_dims().end());
@@ -184,6 +190,13 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
       values.emplace_back(std::move(member), value);
     }
     return Datatype::enumeration(s, std::move(values));
+  }
+  if (cls == H5T_OPAQUE) {
+    char* tag = H5Tget_tag(type);
+    if (!tag) fail(what);
+    std::string text(tag);
+    H5free_memory(tag);
+    return Datatype::opaque(H5Tget_size(type), std::move(text));
   }
   if (cls == H5T_ARRAY) {
     Hid element = checked(H5Tget_super(type), H5Tclose, what);

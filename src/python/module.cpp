@@ -26,6 +26,9 @@ using namespace h5loom;
 namespace {
 
 using Array = nb::ndarray<nb::c_contig, nb::device::cpu>;
+// Data that h5loom only reads (writes, fill values): read-only arrays too
+// (np.frombuffer, read-only memory maps, arrays with writeable=False).
+using InArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
 // The Python exception class for an error code, from h5loom._errors.
 // An object kind as Python sees it: "group", "dataset" or "datatype".
@@ -72,7 +75,8 @@ nb::list error_table() {
   throw UsageError("_raise_error: no error code " + std::to_string(code));
 }
 
-Datatype datatype_of_array(const Array& a, const std::string& what) {
+template <class AnyArray>
+Datatype datatype_of_array(const AnyArray& a, const std::string& what) {
   auto dt = a.dtype();
   using C = nb::dlpack::dtype_code;
   if (dt.lanes == 1) {
@@ -118,8 +122,8 @@ std::shared_ptr<const void> keep_alive(nb::object obj) {
   });
 }
 
-Array as_array(nb::handle obj, const std::string& what) {
-  Array a;
+InArray as_array(nb::handle obj, const std::string& what) {
+  InArray a;
   if (!nb::try_cast(obj, a)) throw DatatypeError(what + " needs a C-contiguous numeric numpy array");
   return a;
 }
@@ -127,7 +131,7 @@ Array as_array(nb::handle obj, const std::string& what) {
 // A datatype as nested tuples for Python to build a numpy dtype from:
 // ("scalar", "float64"), ("string", length, "ascii"|"utf8"), ("vlen", "ascii"|"utf8"),
 // ("reference",), ("enum", base, [(name, value)...]), ("compound", size, [(name, offset, tree)...]),
-// ("array", [dims...], tree).
+// ("array", [dims...], tree), ("opaque", size, tag as bytes).
 nb::object type_tree(const Datatype& t) {
   switch (t.type_class()) {
     case Datatype::Class::Scalar: return nb::make_tuple("scalar", scalar_name(t.scalar()));
@@ -146,6 +150,8 @@ nb::object type_tree(const Datatype& t) {
       for (uint64_t d : t.array_dims()) dims.append(d);
       return nb::make_tuple("array", dims, type_tree(t.array_element()));
     }
+    case Datatype::Class::Opaque:
+      return nb::make_tuple("opaque", t.size(), nb::bytes(t.opaque_tag().data(), t.opaque_tag().size()));
     case Datatype::Class::Compound: {
       nb::list members;
       for (const auto& m : t.members()) members.append(nb::make_tuple(m.name, m.offset, type_tree(m.type)));
@@ -157,7 +163,8 @@ nb::object type_tree(const Datatype& t) {
 
 // Elements of a dataset's own datatype handed over as their bytes (a uint8
 // view of a structured, string or enum numpy array): how many there are.
-std::size_t elements_in(const Dataset& d, const Array& bytes, const std::string& what) {
+template <class AnyArray>
+std::size_t elements_in(const Dataset& d, const AnyArray& bytes, const std::string& what) {
   if (bytes.dtype() != nb::dtype<uint8_t>()) throw DatatypeError(what + " needs the bytes of the elements");
   const std::size_t esize = datatype_size(d.dtype());
   if (bytes.size() % esize != 0)
@@ -206,8 +213,9 @@ std::vector<std::string> engine_groups(const std::string& config) {
 
 // An attribute as (kind, dtype name, payload): payload is bytes for numbers, str for strings.
 nb::tuple attribute_to_python(const AttributeValue& v) {
-  static const char* kinds[] = {"scalar", "array", "string", "strings"};
+  static const char* kinds[] = {"scalar", "array", "string", "strings", "empty"};  // by AttributeValue::Kind
   const char* kind = kinds[static_cast<int>(v.kind())];
+  if (v.is_empty()) return nb::make_tuple(kind, datatype_name(v.dtype()), nb::none());
   if (v.is_string()) return nb::make_tuple(kind, "", v.as_string());
   if (v.is_string_array()) return nb::make_tuple(kind, "", nb::cast(v.as_strings()));
   std::size_t n = v.size() * datatype_size(v.dtype());
@@ -290,7 +298,7 @@ NB_MODULE(_core, m) {
       .def("set_attribute_strings", [](Object& o, const std::string& name, const std::vector<std::string>& v) {
         o.set_attribute(name, AttributeValue(v));
       })
-      .def("set_attribute_numeric", [](Object& o, const std::string& name, const Array& a, bool scalar) {
+      .def("set_attribute_numeric", [](Object& o, const std::string& name, const InArray& a, bool scalar) {
         Datatype t = datatype_of_array(a, "attribute '" + name + "'");
         auto kind = scalar ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
         o.set_attribute(name, AttributeValue::from_raw(kind, t, a.size(), a.data()));
@@ -306,6 +314,9 @@ NB_MODULE(_core, m) {
         auto kind = scalar ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
         o.set_attribute(name, AttributeValue::from_raw(kind, t, data.size() / esize, data.data()));
       })
+      .def("set_attribute_empty", [](Object& o, const std::string& name, const std::string& dtype) {
+        o.set_attribute(name, AttributeValue::empty(datatype_from_name(dtype)));
+      })
       .def("attribute", [](const Object& o, const std::string& name) { return attribute_to_python(o.attribute(name)); })
       .def("has_attribute", &Object::has_attribute)
       .def("attribute_names", &Object::attribute_names)
@@ -318,6 +329,7 @@ NB_MODULE(_core, m) {
   nb::class_<Dataset, Object>(m, "Dataset")
       .def_prop_ro("dtype", [](const Dataset& d) { return datatype_name(d.dtype()); })
       .def_prop_ro("shape", &Dataset::shape)
+      .def_prop_ro("null_space", &Dataset::null_space)
       .def_prop_ro("fill_value", [](const Dataset& d) {
         auto fill = d.fill_value();
         return nb::bytes(reinterpret_cast<const char*>(fill.data()), fill.size());
@@ -329,7 +341,7 @@ NB_MODULE(_core, m) {
       .def("resize", &Dataset::resize)
       .def("write", [](Dataset& d, const Selection& sel, nb::object obj, bool copy) {
         std::string what = "a write to dataset '" + d.path() + "'";
-        Array a = as_array(obj, what);
+        InArray a = as_array(obj, what);
         Datatype t = datatype_of_array(a, what);
         if (copy) return d.write_raw(sel, t, a.data(), a.size(), true);
         // Deferred: the numpy array stays alive (and is read) until the flush point.
@@ -344,7 +356,7 @@ NB_MODULE(_core, m) {
       // Compound, string and enum data: the elements' bytes, in the dataset's own datatype.
       .def("write_bytes", [](Dataset& d, const Selection& sel, nb::object obj, bool copy) {
         const std::string what = "a write to dataset '" + d.path() + "'";
-        Array a = as_array(obj, what);
+        InArray a = as_array(obj, what);
         const std::size_t n = elements_in(d, a, what);
         if (copy) return d.write_raw(sel, d.dtype(), a.data(), n, true);
         d.write_raw(sel, d.dtype(), a.data(), n, keep_alive(obj));
@@ -373,8 +385,9 @@ NB_MODULE(_core, m) {
       .def("group", &Group::group)
       .def("create_dataset", [](Group& g, const std::string& path, const std::string& dtype, const Dims& shape,
                                 const Dims& max_shape, const std::optional<Dims>& chunks, const std::string& layout,
-                                const std::optional<nb::bytes>& fill) {
+                                const std::optional<nb::bytes>& fill, bool null_space) {
         DatasetSpec spec;
+        spec.null_space = null_space;
         if (fill) spec.fill.assign(static_cast<const unsigned char*>(fill->data()),
                                    static_cast<const unsigned char*>(fill->data()) + fill->size());
         spec.dtype = datatype_from_name(dtype);
@@ -453,7 +466,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("global_count", &ParticleSpecies::global_count)
       .def("write", [](ParticleSpecies& p, const std::string& array, nb::object obj) {
         std::string what = "particle array '" + array + "'";
-        Array a = as_array(obj, what);
+        InArray a = as_array(obj, what);
         if (a.size() != p.local_count())
           throw SelectionError(what + " of species '" + p.name() + "' has " + std::to_string(a.size()) +
                                " elements but this rank's count is " + std::to_string(p.local_count()));
@@ -479,7 +492,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("dtype", [](const Field& f) { return datatype_name(f.dtype()); })
       .def_prop_ro("origin", &Field::origin)
       .def_prop_ro("spacing", &Field::spacing)
-      .def("write", [](Field& f, Array local, const Dims& offset, uint64_t ghost, int component) {
+      .def("write", [](Field& f, InArray local, const Dims& offset, uint64_t ghost, int component) {
         Dims shape(local.ndim());
         for (std::size_t k = 0; k < local.ndim(); ++k) shape[k] = local.shape(k);
         f.write_raw(datatype_of_array(local, "field '" + f.name() + "'"), local.data(), shape, offset, ghost, component);
@@ -488,7 +501,7 @@ NB_MODULE(_core, m) {
                       int component) {
         Datatype t = datatype_of_array(out, "field '" + f.name() + "'");
         std::vector<unsigned char> fill_bytes(datatype_size(t), 0);
-        Array fa = as_array(fill, "the fill value");
+        InArray fa = as_array(fill, "the fill value");
         if (datatype_of_array(fa, "the fill value") != t || fa.size() != 1)
           throw DatatypeError("the fill value must be one element of the field's type " + datatype_name(t));
         std::memcpy(fill_bytes.data(), fa.data(), fill_bytes.size());

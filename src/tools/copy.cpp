@@ -128,6 +128,11 @@ class Copier {
         spec.layout_auto = false;
         spec.chunks = ds.chunks();
         spec.fill = ds.fill_value();
+        if (ds.null_space()) {  // no shape to give: the copy has none either
+          spec.null_space = true;
+          spec.shape.clear(), spec.max_shape.clear(), spec.chunks.clear();
+          spec.layout_auto = true;
+        }
         auto copy = to_.create_dataset(dst, spec);
         if (options_.attributes) copy_attributes(ds, copy, false);
         if (!spec.dtype.has_references()) copy_values(ds, copy, to_, from_.rank(), from_.size());

@@ -105,7 +105,7 @@ AttributeValue zero_value(hid_t type, hid_t space, const std::string& what) {
       count = std::size_t(n);
       break;
     }
-    case H5S_NULL: unsupported("a null dataspace for " + what);
+    case H5S_NULL: return AttributeValue::empty(model_type(type, what));  // no value, for good
     default: throw SelectionError("invalid dataspace for " + what);
   }
   if (H5Tget_class(type) == H5T_STRING) {
@@ -138,6 +138,7 @@ hid_t type_of(const AttributeValue& v) {
 }
 
 hid_t space_of(const AttributeValue& v) {
+  if (v.is_empty()) return H5Screate(H5S_NULL);
   if (v.kind() == AttributeValue::Kind::Scalar || v.is_string()) return H5Screate(H5S_SCALAR);
   hsize_t n = v.size();
   return H5Screate_simple(1, &n, nullptr);
@@ -191,6 +192,7 @@ herr_t attr_read(void* obj, hid_t mem_type, void* buf, hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
     Object& a = as_object(obj);
     const AttributeValue v = read_value(*a.file, a.path, a.attr);
+    if (v.is_empty()) return herr_t(0);  // a null dataspace: nothing to read
     if (v.is_string() || v.is_string_array()) {
       strings_to(strings_of(v), mem_type, buf);
       return herr_t(0);
@@ -206,6 +208,7 @@ herr_t attr_write(void* obj, hid_t mem_type, const void* buf, hid_t, void**) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
     Object& a = as_object(obj);
     const AttributeValue cur = read_value(*a.file, a.path, a.attr);
+    if (cur.is_empty()) return herr_t(0);  // a null dataspace: nothing to write, as in HDF5
     if (cur.is_string() || cur.is_string_array()) {
       auto s = strings_from(mem_type, buf, cur.is_string() ? 1 : cur.size());
       write_value(*a.file, a.path, a.attr, cur.is_string() ? AttributeValue(s.at(0)) : AttributeValue(std::move(s)));

@@ -30,7 +30,7 @@ DatasetSpec spec_of(OpenFile& f, const std::string& path, hid_t type, hid_t spac
       // element of shape [1] (and reads back so: docs/vol.md).
       spec.shape = spec.max_shape = {1};
       break;
-    case H5S_NULL: unsupported("a null dataspace for " + where);
+    case H5S_NULL: spec.null_space = true; break;  // no shape (the object model checks the engine keeps it)
     case H5S_SIMPLE: {
       const int rank = H5Sget_simple_extent_ndims(space);
       std::vector<hsize_t> dims(rank), maxdims(rank);
@@ -265,7 +265,9 @@ herr_t dataset_get(void* obj, H5VL_dataset_get_args_t* args, hid_t, void**) {
     Object& d = as_object(obj);
     Dataset& ds = d.ds();
     switch (args->op_type) {
-      case H5VL_DATASET_GET_SPACE: args->args.get_space.space_id = space_of(ds.shape(), ds.max_shape()); return herr_t(0);
+      case H5VL_DATASET_GET_SPACE:
+        args->args.get_space.space_id = ds.null_space() ? H5Screate(H5S_NULL) : space_of(ds.shape(), ds.max_shape());
+        return herr_t(0);
       case H5VL_DATASET_GET_TYPE: {
         Hid t = hdf5lib::file_type(ds.dtype());
         if ((args->args.get_type.type_id = H5Tcopy(t.get())) < 0) throw DatatypeError("cannot copy the datatype");

@@ -47,7 +47,7 @@ void* datatype_commit(void* obj, const H5VL_loc_params_t* loc, const char* name,
     Object* t = nullptr;
     if (!name) {  // H5Tcommit_anon: no link until H5Olink gives it one (link.cpp); gone at close if none does
       t = new Object(H5I_DATATYPE, o, "");
-      t->anonymous = Object::Anonymous{{}, hdf5lib::datatype_of_hdf5(type_id, "an anonymous committed datatype")};
+      t->anonymous = Object::Anonymous{{}, hdf5lib::datatype_of_hdf5(type_id, "an anonymous committed datatype"), {}};
     } else {
       if (names_location(name))
         throw UsageError("cannot commit a datatype as '" + std::string(name) + "': the name is the location itself (file '" +

@@ -268,6 +268,7 @@ FileSelection file_selection(hid_t file_space, const Dims& shape, const std::str
     f.n = product(shape);
     return f;
   }
+  if (H5Sget_simple_extent_type(file_space) == H5S_NULL) return f;  // no elements (sel stays none)
   const int rank = H5Sget_simple_extent_ndims(file_space);
   if (rank < 0) throw SelectionError("invalid file dataspace for " + what);
   if (rank == 0 && shape == Dims{1} && H5Sget_simple_extent_type(file_space) == H5S_SCALAR) {

@@ -312,6 +312,92 @@ static void test_half(const char* path, const char* engine) {
   OK(loom_file_close(f));
 }
 
+/* Opaque: bytes copied as they are, the tag kept; a bad tag refused. */
+static void test_opaque(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset* d = NULL;
+  loom_type *blob = NULL, *back = NULL;
+  const uint64_t n = (uint64_t)nranks_, start = (uint64_t)rank_, one = 1;
+  unsigned char mine[5], all[5 * 64];
+  char name[64], long_tag[300];
+  int i, k;
+  OK(loom_type_opaque(5, "sensor", &blob));
+  OK(loom_type_name(blob, name, sizeof name, NULL));
+  CHECK(strcmp(name, "opaque[5]{sensor}") == 0);
+  memset(long_tag, 't', sizeof long_tag - 1);
+  long_tag[sizeof long_tag - 1] = 0;
+  CHECK(loom_type_opaque(5, long_tag, &back) == LOOM_ERR_DATATYPE);
+  CHECK(loom_type_opaque(0, NULL, &back) == LOOM_ERR_DATATYPE);
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_create_dataset_typed(root, "blobs", blob, 1, &n, NULL, NULL, &d));
+  for (k = 0; k < 5; ++k) mine[k] = (unsigned char)(rank_ * 5 + k);
+  {
+    loom_selection sel = loom_select_box(1, &start, &one);
+    OK(loom_dataset_write_typed(d, &sel, blob, 1, mine, LOOM_WRITE_COPY));
+  }
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_open_dataset(root, "blobs", &d));
+  OK(loom_dataset_type(d, &back));
+  OK(loom_type_name(back, name, sizeof name, NULL));
+  CHECK(strcmp(name, "opaque[5]{sensor}") == 0);
+  if (nranks_ <= 64) {
+    loom_selection everything = loom_select_all();
+    OK(loom_dataset_read_typed(d, &everything, blob, n, all));
+    for (i = 0; i < nranks_ * 5; ++i) CHECK(all[i] == (unsigned char)i);
+  }
+  OK(loom_type_free(back));
+  OK(loom_type_free(blob));
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
+/* Null dataspaces: a dataset and an attribute with a type and no elements. */
+static void test_null(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset* d = NULL;
+  loom_type *i16 = NULL, *back = NULL;
+  loom_attr_kind kind = LOOM_ATTR_SCALAR;
+  loom_datatype type = LOOM_UINT8;
+  size_t count = 99;
+  int is_null = 0;
+  char name[64];
+  OK(loom_type_enum(LOOM_INT16, &i16));
+  OK(loom_type_enum_insert(i16, "off", 0));
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_create_dataset_null(root, "nothing", i16, &d));
+  OK(loom_dataset_is_null(d, &is_null));
+  CHECK(is_null == 1);
+  OK(loom_attr_write_typed((loom_object*)d, "none", i16, LOOM_ATTR_EMPTY, 0, NULL));
+  CHECK(loom_attr_write_typed((loom_object*)d, "bad", i16, LOOM_ATTR_EMPTY, 2, NULL) == LOOM_ERR_SELECTION);
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_open_dataset(root, "nothing", &d));
+  OK(loom_dataset_is_null(d, &is_null));
+  CHECK(is_null == 1);
+  OK(loom_attr_info((loom_object*)d, "none", &kind, &type, &count));
+  CHECK(kind == LOOM_ATTR_EMPTY && type == LOOM_INT16 && count == 0);
+  OK(loom_attr_type((loom_object*)d, "none", &back));
+  OK(loom_type_name(back, name, sizeof name, NULL));
+  CHECK(strcmp(name, "enum<int16>{off: 0}") == 0);
+  OK(loom_type_free(back));
+  OK(loom_type_free(i16));
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 int main(int argc, char** argv) {
   char path[4096];
   int any = 0;
@@ -331,6 +417,10 @@ int main(int argc, char** argv) {
   test_named_types(path, argv[2]);
   snprintf(path, sizeof path, "%s/capi-half-%s-np%d.h5", argv[1], argv[2], nranks_);
   test_half(path, argv[2]);
+  snprintf(path, sizeof path, "%s/capi-opaque-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_opaque(path, argv[2]);
+  snprintf(path, sizeof path, "%s/capi-null-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_null(path, argv[2]);
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("test_capi_types (%s): %d checks, %d failed on some rank\n", argv[2], checks, any);
   MPI_Finalize();

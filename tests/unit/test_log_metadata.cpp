@@ -66,6 +66,7 @@ TEST(LogMetadata, ImpossibleOperationsAreCorruption) {
       dataset_op("/e", Datatype::Int8, {4}, {2}, {}),               // shape beyond max_shape
       dataset_op("/e", Datatype::Int8, {}, {}, {}),                 // no dimensions
       dataset_op("/e", Datatype::Float64, {uint64_t(1) << 61}, {uint64_t(1) << 61}, {}),  // > 2^62 bytes
+      dataset_op("/e", Datatype::Int8, {4}, {4}, {}, {}, /*null_space=*/true),  // a null dataspace with elements
       extend_op("/d", {2}),                                         // shrinks
       extend_op("/d", {9}),                                         // beyond max_shape
       extend_op("/", {9}),                                          // not a dataset
@@ -77,6 +78,20 @@ TEST(LogMetadata, ImpossibleOperationsAreCorruption) {
   };
   for (const auto& op : bad) EXPECT_THROW(apply_op(t, op, "test"), CorruptionError) << op.dump();
   EXPECT_EQ(t.datasets.size(), 1u);
+}
+
+// Version 9: null dataspaces and empty attribute values come back as written.
+TEST(LogMetadata, NullDataspacesAndEmptyAttributes) {
+  Tree t = with_root();
+  apply_op(t, dataset_op("/n", Datatype::opaque(3, "rgb"), {0}, {0}, {}, {}, /*null_space=*/true), "test");
+  apply_op(t, attribute_op("/n", "none", AttributeValue::empty(Datatype::varstring())), "test");
+  const DatasetInfo& info = t.datasets.at(0);
+  EXPECT_TRUE(info.null_space);
+  EXPECT_EQ(info.shape, Dims{0});
+  EXPECT_EQ(info.dtype, Datatype::opaque(3, "rgb"));
+  const AttributeValue& none = t.nodes.at("/n").attrs.at("none");
+  EXPECT_TRUE(none.is_empty());
+  EXPECT_EQ(none.dtype(), Datatype::varstring());
 }
 
 // A shrink hides what blocks of earlier rounds hold outside the new shape,

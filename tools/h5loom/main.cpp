@@ -60,6 +60,7 @@ File& open_held(const std::string& file, const FileOptions& opts) {
 
 std::string describe_dataset(const Dataset& ds) {
   std::ostringstream os;
+  if (ds.null_space()) return "Dataset null " + datatype_name(ds.dtype()) + " (no elements)";
   os << "Dataset " << dims_to_string(ds.shape()) << ' ' << datatype_name(ds.dtype());
   if (ds.max_shape() != ds.shape()) os << " max " << dims_to_string(ds.max_shape());
   if (ds.layout() == Layout::Chunked) os << " chunked " << dims_to_string(ds.chunks());
@@ -70,7 +71,7 @@ std::string describe_dataset(const Dataset& ds) {
 void print_attributes(const Object& o, const Printer& out, const std::string& indent) {
   for (const auto& name : o.attribute_names()) {
     auto v = o.attribute(name);
-    std::string type = v.is_numeric() ? datatype_name(v.dtype()) : v.is_string() ? "string" : "strings";
+    std::string type = v.is_numeric() || v.is_empty() ? datatype_name(v.dtype()) : v.is_string() ? "string" : "strings";
     out.line(indent + "@" + name + " = " + v.to_string() + "  (" + type + ")");
   }
 }

@@ -38,7 +38,9 @@ void write_attribute_value(hid_t obj, const std::string& name, const AttributeVa
     return;
   }
   Hid space;
-  if (value.kind() == AttributeValue::Kind::Scalar) {
+  if (value.is_empty()) {
+    space = checked(H5Screate(H5S_NULL), H5Sclose, "creating a null space");
+  } else if (value.kind() == AttributeValue::Kind::Scalar) {
     space = checked(H5Screate(H5S_SCALAR), H5Sclose, "creating a scalar space");
   } else {
     hsize_t n = value.size();
@@ -56,7 +58,8 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
   Hid type = checked(H5Aget_type(attr.get()), H5Tclose, "reading the type of " + where);
   Hid space = checked(H5Aget_space(attr.get()), H5Sclose, "reading the shape of " + where);
   H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
-  hssize_t npoints = space_class == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(space.get());
+  if (space_class == H5S_NULL) return AttributeValue::empty(datatype_of_hdf5(type.get(), object));
+  const hssize_t npoints = H5Sget_simple_extent_npoints(space.get());
 
   if (H5Tget_class(type.get()) == H5T_STRING) {
     std::vector<std::string> strings(static_cast<std::size_t>(npoints));

@@ -93,8 +93,8 @@ class Hdf5Engine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
-                                    "order",    "fill",   "external", "references", "attribute_edit", "arrays", "shrink",
-                                    "named_types", "hard_links", "external_links"};
+                                    "order",    "fill",   "external", "references", "attribute_edit", "arrays",
+                                    "opaque",   "null_spaces", "shrink", "named_types", "hard_links", "external_links"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -495,8 +495,10 @@ class Hdf5Engine final : public engine::Engine {
     auto& f = cast(fh);
     Dims max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
     auto dims = to_hsize(spec.shape), maxdims = to_hsize(max_shape);
-    Hid space = checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()), H5Sclose,
-                        "creating the dataspace of '" + path + "'");
+    Hid space = spec.null_space
+                    ? checked(H5Screate(H5S_NULL), H5Sclose, "creating the null dataspace of '" + path + "'")
+                    : checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()), H5Sclose,
+                              "creating the dataspace of '" + path + "'");
     Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "creating dataset properties");
     track_attribute_order(dcpl.get());
     if (!spec.external.empty() || !spec.virtual_map.empty()) return create_mapped_dataset(f, path, spec, space, dcpl);
@@ -567,6 +569,12 @@ class Hdf5Engine final : public engine::Engine {
     Hid type = checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
     info.dtype = datatype_of_hdf5(type.get(), path);
     Hid space = checked(H5Dget_space(ds), H5Sclose, "reading the shape of '" + path + "'");
+    if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) {  // no elements: h5loom's shape {0}, fixed
+      info.null_space = true;
+      info.shape = info.max_shape = {0};
+      read_fill_value(ds, path, info);
+      return info;
+    }
     int n = H5Sget_simple_extent_ndims(space.get());
     if (n < 1)
       throw DatatypeError("dataset '" + path + "' in file '" + f.name +
@@ -582,6 +590,12 @@ class Hdf5Engine final : public engine::Engine {
       H5Pget_chunk(dcpl.get(), n, c.data());
       info.chunks = from_hsize(c.data(), n);
     }
+    read_fill_value(ds, path, info);
+    return info;
+  }
+
+  static void read_fill_value(hid_t ds, const std::string& path, DatasetInfo& info) {
+    Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading the fill value of '" + path + "'");
     H5D_fill_value_t defined = H5D_FILL_VALUE_UNDEFINED;
     if (H5Pfill_value_defined(dcpl.get(), &defined) >= 0 && defined == H5D_FILL_VALUE_USER_DEFINED) {
       info.fill.resize(datatype_size(info.dtype));
@@ -589,7 +603,6 @@ class Hdf5Engine final : public engine::Engine {
             "reading the fill value of '" + path + "'");
       if (std::all_of(info.fill.begin(), info.fill.end(), [](unsigned char b) { return b == 0; })) info.fill.clear();
     }
-    return info;
   }
 
   void extend(FileHandle& fh, const std::string& path, const Dims& new_shape) override {
@@ -838,6 +851,7 @@ class Hdf5Engine final : public engine::Engine {
   }
 
   static Dims current_shape(hid_t space) {
+    if (H5Sget_simple_extent_type(space) == H5S_NULL) return {0};  // no elements
     int n = H5Sget_simple_extent_ndims(space);
     std::vector<hsize_t> dims(std::max(n, 0));
     H5Sget_simple_extent_dims(space, dims.data(), nullptr);

@@ -371,7 +371,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
         if (plan.kind == FrontPlan::Unwritten) {
           DatasetSpec spec;  // nothing written: the native dataset reads as the fill value, like the log
           spec.dtype = info.dtype, spec.shape = info.shape, spec.layout = Layout::Contiguous, spec.layout_auto = false;
-          spec.fill = info.fill;
+          spec.fill = info.fill, spec.null_space = info.null_space;
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::External) {
           DatasetSpec spec;

@@ -31,8 +31,8 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "independent_read", "shrink",
-            "named_types", "hard_links", "external_links"};
+            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "opaque", "null_spaces",
+            "independent_read", "shrink", "named_types", "hard_links", "external_links"};
   }
 
   // ---- storage ----
@@ -226,7 +226,7 @@ class LogEngine final : public engine::Engine {
     // for conversion to native HDF5.
     const Dims chunks = hdf5lib::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
     record(f, dataset_op(link_path(f, path), spec.dtype, spec.shape,
-                         spec.max_shape.empty() ? spec.shape : spec.max_shape, chunks, spec.fill));
+                         spec.max_shape.empty() ? spec.shape : spec.max_shape, chunks, spec.fill, spec.null_space));
   }
   DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {
     const Tree& tree = cast(fh).catalog.tree;

@@ -16,6 +16,7 @@ Json attribute_to_json(const AttributeValue& v) {
   switch (v.kind()) {
     case K::String: return {{"kind", "string"}, {"text", v.as_string()}};
     case K::StringArray: return {{"kind", "strings"}, {"strings", v.as_strings()}};
+    case K::Empty: return {{"kind", "empty"}, {"dtype", datatype_name(v.dtype())}};
     default: {
       auto* p = static_cast<const unsigned char*>(v.data());
       std::vector<std::uint8_t> bytes(p, p + v.size() * datatype_size(v.dtype()));
@@ -31,6 +32,7 @@ AttributeValue attribute_from_json(const Json& j) {
   if (kind == "string") return AttributeValue(j.at("text").get<std::string>());
   if (kind == "strings") return AttributeValue(j.at("strings").get<std::vector<std::string>>());
   Datatype dt = datatype_from_name(j.at("dtype").get<std::string>());
+  if (kind == "empty") return AttributeValue::empty(dt);
   const auto& bytes = j.at("data").get_binary();
   return AttributeValue::from_raw(kind == "scalar" ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array, dt,
                                   bytes.size() / datatype_size(dt), bytes.data());
@@ -162,7 +164,7 @@ void remove_link(Tree& t, const std::string& from) {
 Json group_op(const std::string& path) { return Json{{"op", "group"}, {"path", path}}; }
 
 Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
-                const std::vector<unsigned char>& fill) {
+                const std::vector<unsigned char>& fill, bool null_space) {
   Json op{{"op", "dataset"},
           {"path", path},
           {"dtype", datatype_name(dtype)},
@@ -171,6 +173,7 @@ Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, cons
           {"layout", chunks.empty() ? "contiguous" : "chunked"},
           {"chunks", chunks}};
   if (!fill.empty()) op["fill"] = Json::binary(std::vector<std::uint8_t>(fill.begin(), fill.end()));
+  if (null_space) op["null"] = true;
   return op;
 }
 
@@ -329,6 +332,9 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
         if (fill.size() != datatype_size(info.dtype)) bad("of '" + p + "' has a fill value of the wrong size");
         info.fill.assign(fill.begin(), fill.end());
       }
+      info.null_space = op.contains("null") && op.at("null").get<bool>();
+      if (info.null_space && (info.shape != Dims{0} || info.max_shape != Dims{0} || !info.chunks.empty()))
+        bad("of '" + p + "' has a null dataspace and the shape " + dims_to_string(info.shape));
       if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||
           (!info.chunks.empty() && info.chunks.size() != info.shape.size()))
         bad("of '" + p + "' has inconsistent ranks");

@@ -85,3 +85,92 @@ def test_array_datatypes_read_by_h5py(tmp_path, monkeypatch, engine, ranks):
         np.testing.assert_array_equal(f["velocity"][...], [[r, r + 0.5, r + 0.25] for r in range(ranks)])
         origin = f.attrs["origin"]
         assert origin["id"] == 7 and origin["pos"].tolist() == [1.0, 2.0, 3.0]
+
+
+OPAQUE_WRITER = r'''
+import sys
+import numpy as np
+from mpi4py import MPI
+import h5loom
+
+path, engine = sys.argv[1], sys.argv[2]
+r, n = MPI.COMM_WORLD.rank, MPI.COMM_WORLD.size
+with h5loom.File(path, "w", engine=engine) as f:
+    d = f.create_dataset("blobs", shape=(2 * n,), dtype=h5loom.opaque_dtype(3, "rgb"))
+    d[2 * r:2 * r + 2] = np.frombuffer(bytes([r, 1, 2, r, 4, 5]), dtype=d.dtype)
+    t = f.create_dataset("times", shape=(n,), dtype="M8[us]")
+    t[r] = np.datetime64("2026-11-26T06:00:00", "us") + r
+'''
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log"])
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_opaque_types_both_ways_with_h5py(tmp_path, monkeypatch, engine, ranks):
+    """Opaque types written by h5loom (tag and bytes; datetime64 with h5py's
+    'NUMPY:' tag) read by h5py, and h5py's opaque and datetime64 data read by h5loom."""
+    import sys
+    script = tmp_path / "writer.py"
+    script.write_text(OPAQUE_WRITER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    subprocess.run([MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", str(ranks), sys.executable,
+                    str(script), "opaque.h5", engine], check=True, timeout=300, capture_output=True, cwd=tmp_path,
+                   env=env)
+    monkeypatch.chdir(tmp_path)  # the log engine's front file names its log relative to the file's directory
+    with h5py.File("opaque.h5", "r") as f:
+        assert f["blobs"].id.get_type().get_class() == h5py.h5t.OPAQUE
+        assert f["blobs"].id.get_type().get_tag() == b"rgb"
+        # (h5py reads opaque data as untagged 'V3', which HDF5 will not convert a
+        # tagged type to: read with the dataset's own type)
+        blobs = np.empty(2 * ranks, dtype="V3")
+        f["blobs"].id.read(h5py.h5s.ALL, h5py.h5s.ALL, blobs, mtype=f["blobs"].id.get_type())
+        assert blobs.tobytes() == b"".join(bytes([r, 1, 2, r, 4, 5]) for r in range(ranks))
+        assert f["times"].dtype == np.dtype("M8[us]")
+        np.testing.assert_array_equal(f["times"][...], np.datetime64("2026-11-26T06:00:00", "us") + np.arange(ranks))
+    with h5py.File("native.h5", "w") as f:
+        f["v"] = np.frombuffer(b"0123456789", dtype="V2")
+        days = np.array(["2000-01-01"], dtype="M8[D]")
+        f["t"] = days.astype(h5py.opaque_dtype(days.dtype))
+    import h5loom
+    with h5loom.File("native.h5", "r") as f:
+        assert f["v"].dtype == np.dtype("V2") and f["v"][...].tobytes() == b"0123456789"
+        assert f["t"].dtype == np.dtype("M8[D]") and f["t"][0] == np.datetime64("2000-01-01")
+
+
+EMPTY_WRITER = r'''
+import sys
+import numpy as np
+import h5loom
+
+path, engine = sys.argv[1], sys.argv[2]
+with h5loom.File(path, "w", engine=engine) as f:
+    f["nothing"] = h5loom.Empty("f4")
+    f["nothing"].attrs["flag"] = h5loom.Empty("i8")
+    f.attrs["title"] = "empties"
+'''
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log"])
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_null_dataspaces_both_ways_with_h5py(tmp_path, monkeypatch, engine, ranks):
+    """h5loom.Empty datasets and attributes read by h5py as h5py.Empty (HDF5's
+    null dataspace), and h5py's Empty values read by h5loom."""
+    import sys
+    script = tmp_path / "writer.py"
+    script.write_text(EMPTY_WRITER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    subprocess.run([MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", str(ranks), sys.executable,
+                    str(script), "empty.h5", engine], check=True, timeout=300, capture_output=True, cwd=tmp_path,
+                   env=env)
+    monkeypatch.chdir(tmp_path)
+    with h5py.File("empty.h5", "r") as f:
+        assert f["nothing"].shape is None
+        assert f["nothing"][()] == h5py.Empty("f4")
+        assert f["nothing"].attrs["flag"] == h5py.Empty("i8")
+        assert f.attrs["title"] in ("empties", b"empties")
+    with h5py.File("native.h5", "w") as f:
+        f["e"] = h5py.Empty("i2")
+        f.attrs["none"] = h5py.Empty("f8")
+    import h5loom
+    with h5loom.File("native.h5", "r") as f:
+        assert f["e"][()] == h5loom.Empty("i2") and f["e"].shape is None
+        assert f.attrs["none"] == h5loom.Empty("f8")

@@ -149,3 +149,82 @@ def test_half_precision(tmp_path, engine):
         np.testing.assert_array_equal(f["h"][...].view("<u2"), values.view("<u2"))
         assert f["h"].attrs["scale"] == np.float16(0.25)
         assert f["r"].dtype == rec and f["r"][0]["t"] == np.float16(1.5)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_opaque_bytes_and_datetimes(tmp_path, engine):
+    """numpy void dtypes are HDF5's opaque type (the tag kept in the dtype's
+    metadata, as opaque_dtype makes it); datetime64 and timedelta64 are opaque
+    with h5py's 'NUMPY:' tag and come back as themselves."""
+    path = tmp_path / "o.h5"
+    raw = np.frombuffer(bytes(range(30)), dtype="V5")
+    tagged = h5loom.opaque_dtype(4, "camera frame")
+    stamps = np.array(["2026-11-26T06:00:00", "1970-01-01T00:00:01"], dtype="M8[s]")
+    with h5loom.File(path, "w", engine=engine) as f:
+        f.create_dataset("raw", data=raw)
+        t = f.create_dataset("tagged", shape=(2,), dtype=tagged)
+        t[...] = np.frombuffer(b"abcdwxyz", dtype=tagged)
+        f.create_dataset("stamps", data=stamps)
+        f.create_dataset("waits", data=np.array([5, -3], dtype="m8[ms]"))
+        f.attrs["key"] = np.frombuffer(b"\x00\x01\x02", dtype="V3")[0]
+        with pytest.raises(h5loom.DatatypeError):
+            t[...] = np.zeros(2, dtype="V3")  # opaque bytes of another size are never padded or cut
+    with h5loom.File(path, "r") as f:
+        assert f["raw"].dtype == np.dtype("V5")
+        assert f["raw"][...].tobytes() == bytes(range(30))
+        assert f["raw"][2].tobytes() == bytes(range(10, 15))
+        assert f["tagged"].dtype.metadata == {"opaque_tag": "camera frame"}
+        assert f["tagged"][...].tobytes() == b"abcdwxyz"
+        assert f["stamps"].dtype == np.dtype("M8[s]")
+        np.testing.assert_array_equal(f["stamps"][...], stamps)
+        np.testing.assert_array_equal(f["waits"][...], np.array([5, -3], dtype="m8[ms]"))
+        assert f.attrs["key"].tobytes() == b"\x00\x01\x02"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_empty_datasets_and_attributes(tmp_path, engine):
+    """h5loom.Empty (h5py's): a dataset or an attribute of a dtype with no
+    elements and no shape (HDF5's null dataspace), kept through reopen."""
+    path = tmp_path / "e.h5"
+    with h5loom.File(path, "w", engine=engine) as f:
+        f["nothing"] = h5loom.Empty("f8")
+        rec = f.create_dataset("records", data=h5loom.Empty(np.dtype([("a", "<i4"), ("b", "<f4")])))
+        assert rec.shape is None and rec.size is None and rec.maxshape is None and rec.ndim == 0
+        f.attrs["flag"] = h5loom.Empty("i2")
+        f.attrs["label"] = h5loom.Empty("S8")
+        f["nothing"].attrs["units"] = "m"
+        with pytest.raises(h5loom.SelectionError):
+            f.create_dataset("bad", shape=(3,), data=h5loom.Empty("f4"))
+        with pytest.raises(h5loom.SelectionError, match="Empty"):
+            f["nothing"][0] = 1.0
+    with h5loom.File(path, "r") as f:
+        assert f["nothing"][()] == h5loom.Empty("f8")
+        assert f["nothing"][...] == h5loom.Empty("f8")
+        assert f["nothing"].shape is None and f["nothing"].dtype == np.float64
+        assert f["records"][()].dtype.names == ("a", "b")
+        assert f.attrs["flag"] == h5loom.Empty("i2")
+        assert f.attrs["label"] == h5loom.Empty("S8")
+        assert f["nothing"].attrs["units"] == "m"
+        with pytest.raises(h5loom.SelectionError, match="Empty"):
+            f["nothing"][0:1]
+        with pytest.raises(TypeError):
+            len(f["nothing"])
+
+
+def test_read_only_arrays_are_written(tmp_path):
+    """Arrays numpy will not let anyone change (np.frombuffer, writeable=False)
+    are written as they are, without a copy being needed."""
+    path = tmp_path / "ro.h5"
+    numbers = np.arange(6.0)
+    numbers.flags.writeable = False
+    with h5loom.File(path, "w", engine="hdf5") as f:
+        f.create_dataset("x", data=numbers)
+        f.create_dataset("s", data=np.frombuffer(b"abcdef", dtype="S3"))
+        f.attrs["a"] = numbers[:3]
+        d = f.create_dataset("y", shape=(6,), dtype="f8")
+        d.write(numbers, copy=False)
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["x"][...], numbers)
+        np.testing.assert_array_equal(f["y"][...], numbers)
+        assert f["s"][...].tolist() == [b"abc", b"def"]
+        np.testing.assert_array_equal(f.attrs["a"], [0.0, 1.0, 2.0])
