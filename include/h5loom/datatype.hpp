@@ -22,6 +22,13 @@
 // members or names); copies are cheap and compare by value. Memory layout is
 // the C one: a compound element is `size()` bytes with its members at their
 // offsets (numpy's `dtype.fields`, C's offsetof).
+//
+// Byte order: in memory every number is in the host's order. A scalar or an
+// enum may say that files store it big-endian (with_byte_order(ByteOrder::Big):
+// HDF5's H5T_STD_I32BE, numpy's '>i4'); engines that convert on the way (the
+// hdf5 engine) store it so and report it back, the log engine records it. It
+// never changes the values a program reads or writes: in_memory() is the type
+// without it, and transfers compare types by in_memory().
 #pragma once
 
 #include <cstddef>
@@ -124,6 +131,9 @@ bool is_integer(Scalar s);
 
 struct Member;
 
+// How files store a number's bytes (see Datatype: memory is always the host's order).
+enum class ByteOrder : uint8_t { Little, Big };
+
 class Datatype {
  public:
   enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference, Array, Opaque };
@@ -134,6 +144,14 @@ class Datatype {
 
   constexpr Datatype() : Datatype(Scalar::Float64) {}
   constexpr Datatype(Scalar s) : class_(Class::Scalar), scalar_(s) {}  // NOLINT: implicit
+
+  // This scalar or enum, stored in files in `order` (DatatypeError for other classes).
+  Datatype with_byte_order(ByteOrder order) const;
+  // Little for every class but a big-endian scalar or enum.
+  ByteOrder byte_order() const { return big_endian_ ? ByteOrder::Big : ByteOrder::Little; }
+  // The type without file byte orders, in members and array elements too:
+  // what a program's memory holds. Transfers accept any type of the same in_memory().
+  Datatype in_memory() const;
 
   // A compound of `members` (names unique and non-empty, each inside the
   // element, none overlapping another). size 0: just past the last member.
@@ -180,7 +198,7 @@ class Datatype {
   uint64_t array_count() const;                 // array only: elements per array (the product of dims)
   const std::string& opaque_tag() const;        // opaque only
 
-  // "float64", "string[16]", "utf8[16]", "string" and "utf8" (variable
+  // "float64", "int32be" (stored big-endian), "string[16]", "utf8[16]", "string" and "utf8" (variable
   // length), "reference", "enum<uint8>{red: 0, green: 1}",
   // "compound[16]{x: float64 @0, id: int64 @8}", "array<float64>[2, 3]",
   // "opaque[13]" and "opaque[13]{tag}" (a tag holding a delimiter quoted).
@@ -194,6 +212,7 @@ class Datatype {
   struct Detail;
   Class class_;
   Scalar scalar_;
+  bool big_endian_ = false;  // scalars and enums: stored big-endian in files
   std::shared_ptr<const Detail> detail_;
 };
 
@@ -218,7 +237,8 @@ inline const Datatype Datatype::Float64{Scalar::Float64};
 std::size_t datatype_size(const Datatype& t);
 std::string datatype_name(const Datatype& t);
 // Reads the names Datatype::name() writes, and numpy spellings of scalars
-// ("f8", "<i4", "u1", "double", "float") and fixed strings ("S16").
+// ("f8", "<i4", ">i4" (big-endian), "u1", "double", "float"), fixed strings
+// ("S16") and raw bytes ("V16": opaque).
 Datatype datatype_from_name(std::string_view name);
 
 // One element of type `t` at `p` in words: 2.5, "text", red, {x: 1, id: 7}

@@ -167,7 +167,9 @@ class AttributeValue {
     for (std::size_t i = 0; i < count_; ++i) out[i] = static_cast<T>(element_as_double_or_int<T>(i));
     return out;
   }
+  // A string, or a scalar of a fixed-length string type (its text up to a NUL).
   const std::string& as_string() const;
+  // A list of strings, or an array of a fixed-length string type.
   const std::vector<std::string>& as_strings() const;
   // The references of a reference attribute (a scalar gives one).
   std::vector<ObjectRef> as_references() const;

@@ -87,7 +87,7 @@ class AttributeManager(MutableMapping):
             given = ref_dtype
         canonical = _dtype_name(given, where)
         dt = _np_dtype(canonical)
-        if _is_plain_numeric(dt):
+        if _is_plain_numeric(dt) and not canonical.endswith("be"):
             flat = np.ascontiguousarray(arr.reshape(-1), dtype=dt)
             self._obj.set_attribute_numeric(name, flat, arr.ndim == 0)
             return

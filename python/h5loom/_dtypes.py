@@ -264,8 +264,6 @@ def _type_name(dt: np.dtype, what: str) -> str:
             raise DatatypeError(f"{what}: an array of variable-length strings ({dt}) is not supported; "
                                 "use fixed-length strings (string_dtype(length=N) or 'S<N>')")
         return f"array<{_type_name(base, what)}>[{', '.join(str(d) for d in dims)}]"
-    if dt.byteorder == ">":
-        raise DatatypeError(f"{what}: big-endian dtype {dt} is not supported; use {dt.newbyteorder('<')}")
     if dt.fields is not None:
         members = []
         for name, field in dt.fields.items():
@@ -301,7 +299,9 @@ def _type_name(dt: np.dtype, what: str) -> str:
     if dt.kind not in _SUPPORTED_KINDS or dt.itemsize not in ((1, 2, 4, 8) if dt.kind != "f" else (2, 4, 8)):
         raise DatatypeError(f"{what}: dtype {dt} is not supported (int8..int64, uint8..uint64, float16..float64, "
                             "structured dtypes, S<n> strings, string_dtype(), ref_dtype, enum_dtype)")
-    return f"{'int' if dt.kind == 'i' else 'uint' if dt.kind == 'u' else 'float'}{dt.itemsize * 8}"
+    # '>f8': stored big-endian (the numbers in memory are the host's order all the same)
+    big = "be" if dt.byteorder == ">" else ""
+    return f"{'int' if dt.kind == 'i' else 'uint' if dt.kind == 'u' else 'float'}{dt.itemsize * 8}{big}"
 
 
 def _dtype_name(dtype: Any, what: str) -> str:
@@ -358,8 +358,8 @@ def opaque_dtype(size: int, tag: str = "") -> np.dtype:
 
 def _np_dtype(name: str) -> np.dtype:
     """The numpy dtype of an h5loom datatype name."""
-    if name.isalnum() and name not in ("utf8", "string", "reference"):
-        return np.dtype(name)  # scalar names are numpy names
+    if name.isalnum() and name not in ("utf8", "string", "reference") and not name.endswith("be"):
+        return np.dtype(name)  # scalar names are numpy names (big-endian ones read in the host's order)
     return _dtype_from_tree(_core.type_tree(name))
 
 

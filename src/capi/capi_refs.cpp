@@ -221,7 +221,7 @@ loom_status loom_attr_read_typed(loom_object* o, const char* name, const loom_ty
     text(name, "name");
     const auto& t = usable(mem_type, "mem_type");
     auto v = typed_attribute(obj, name, count);
-    if (v.dtype() != t)
+    if (v.dtype().in_memory() != t.in_memory())
       throw h5loom::DatatypeError(attribute_of(obj, name) + " is of type " + v.dtype().name() + ", not " + t.name() +
                                   " (loom_attr_type gives its type)");
     fits_in_memory(count, t.size(), "count");

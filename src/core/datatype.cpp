@@ -210,6 +210,40 @@ const std::string& Datatype::opaque_tag() const {
   return detail_->tag;
 }
 
+Datatype Datatype::with_byte_order(ByteOrder order) const {
+  if (class_ != Class::Scalar && class_ != Class::Enum)
+    throw DatatypeError("datatype " + name() + " has no byte order of its own (its numbers have)");
+  Datatype t = *this;
+  t.big_endian_ = order == ByteOrder::Big;
+  return t;
+}
+
+// Whether a big-endian number is anywhere in `t` (members and array elements too).
+static bool stores_big_endian(const Datatype& t) {
+  if (t.is_array()) return stores_big_endian(t.array_element());
+  if (t.is_compound()) {
+    for (const auto& m : t.members())
+      if (stores_big_endian(m.type)) return true;
+    return false;
+  }
+  return t.byte_order() == ByteOrder::Big;
+}
+
+Datatype Datatype::in_memory() const {
+  if (!stores_big_endian(*this)) return *this;  // (transfers ask every time: no copies then)
+  switch (class_) {
+    case Class::Scalar:
+    case Class::Enum: return with_byte_order(ByteOrder::Little);
+    case Class::Array: return array(detail_->element.in_memory(), detail_->dims);
+    case Class::Compound: {
+      std::vector<Member> members = detail_->members;
+      for (auto& m : members) m.type = m.type.in_memory();
+      return compound(std::move(members), detail_->size);
+    }
+    default: return *this;
+  }
+}
+
 bool Datatype::has_references() const {
   if (class_ == Class::Reference) return true;
   if (class_ == Class::Array) return detail_->element.has_references();
@@ -287,7 +321,7 @@ const std::vector<std::pair<std::string, int64_t>>& Datatype::enum_values() cons
 
 std::string Datatype::name() const {
   switch (class_) {
-    case Class::Scalar: return scalar_name(scalar_);
+    case Class::Scalar: return scalar_name(scalar_) + (big_endian_ ? "be" : "");
     case Class::String:
       return std::string(detail_->charset == Charset::Utf8 ? "utf8[" : "string[") + std::to_string(detail_->size) + "]";
     case Class::VarString: return detail_->charset == Charset::Utf8 ? "utf8" : "string";
@@ -301,7 +335,7 @@ std::string Datatype::name() const {
       return out + "]";
     }
     case Class::Enum: {
-      std::string out = "enum<" + scalar_name(scalar_) + ">{";
+      std::string out = "enum<" + scalar_name(scalar_) + (big_endian_ ? "be" : "") + ">{";
       for (std::size_t i = 0; i < detail_->values.size(); ++i)
         out += (i ? ", " : "") + name_token(detail_->values[i].first) + ": " + std::to_string(detail_->values[i].second);
       return out + "}";
@@ -321,13 +355,14 @@ std::string Datatype::name() const {
 bool Datatype::operator==(const Datatype& o) const {
   if (class_ != o.class_) return false;
   switch (class_) {
-    case Class::Scalar: return scalar_ == o.scalar_;
+    case Class::Scalar: return scalar_ == o.scalar_ && big_endian_ == o.big_endian_;
     case Class::String: return detail_->size == o.detail_->size && detail_->charset == o.detail_->charset;
     case Class::VarString: return detail_->charset == o.detail_->charset;
     case Class::Reference: return true;
     case Class::Opaque: return detail_->size == o.detail_->size && detail_->tag == o.detail_->tag;
     case Class::Array: return detail_->dims == o.detail_->dims && detail_->element == o.detail_->element;
-    case Class::Enum: return scalar_ == o.scalar_ && detail_->values == o.detail_->values;
+    case Class::Enum:
+      return scalar_ == o.scalar_ && big_endian_ == o.big_endian_ && detail_->values == o.detail_->values;
     case Class::Compound: {
       if (detail_->size != o.detail_->size || detail_->members.size() != o.detail_->members.size()) return false;
       for (std::size_t i = 0; i < detail_->members.size(); ++i) {
@@ -493,9 +528,11 @@ struct NameReader {
   Datatype type(int depth) {
     if (depth > 16) bad_name(all, "compounds and arrays nest more than 16 deep");
     skip();
-    // numpy byte-order prefixes: native and little-endian are what we store.
-    if (at < s.size() && (s[at] == '<' || s[at] == '=' || s[at] == '|')) ++at;
+    // numpy byte-order prefixes: native and little-endian are the default, '>' big-endian.
+    bool big = false;
+    if (at < s.size() && (s[at] == '<' || s[at] == '=' || s[at] == '|' || s[at] == '>')) big = s[at++] == '>';
     std::string w = word();
+    if (big) return scalar_or_numpy(w).with_byte_order(ByteOrder::Big);
     std::string lower = w;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
     if (lower == "reference") return Datatype::reference();
@@ -508,7 +545,7 @@ struct NameReader {
     }
     if (lower == "enum") {
       expect('<');
-      Scalar base = scalar(word());
+      const auto [base, order] = ordered_scalar(word());
       expect('>');
       expect('{');
       std::vector<std::pair<std::string, int64_t>> values;
@@ -518,7 +555,7 @@ struct NameReader {
         values.emplace_back(n, int64_t(number()));
       } while (eat(','));
       expect('}');
-      return Datatype::enumeration(base, std::move(values));
+      return Datatype::enumeration(base, std::move(values)).with_byte_order(order);
     }
     if (lower == "opaque") {
       expect('[');
@@ -570,7 +607,19 @@ struct NameReader {
       return Datatype::string(std::stoull(w.substr(1)));
     if (w.size() > 1 && w[0] == 'v' && std::all_of(w.begin() + 1, w.end(), ::isdigit))  // numpy's void
       return Datatype::opaque(std::stoull(w.substr(1)));
-    return scalar(w);
+    const auto [s, order] = ordered_scalar(w);
+    return Datatype(s).with_byte_order(order);
+  }
+  // A scalar name with the suffix "be" (big-endian in files) or "le" ("int32be").
+  std::pair<Scalar, ByteOrder> ordered_scalar(std::string w) {
+    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
+    ByteOrder order = ByteOrder::Little;
+    if (w.size() > 2 && (w.compare(w.size() - 2, 2, "be") == 0 || w.compare(w.size() - 2, 2, "le") == 0) &&
+        std::isdigit(static_cast<unsigned char>(w[w.size() - 3]))) {
+      if (w.back() == 'e' && w[w.size() - 2] == 'b') order = ByteOrder::Big;
+      w.resize(w.size() - 2);
+    }
+    return {scalar(w), order};
   }
   Scalar scalar(std::string w) {
     std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });

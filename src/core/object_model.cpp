@@ -542,7 +542,8 @@ static void check_transfer(const FileState& f, const std::string& path, const Da
                            const Selection& sel, Datatype dtype, const void* buf, std::size_t n,
                            const char* verb) {
   // std::string elements go to variable-length strings of either charset.
-  if (dtype != info.dtype && !(dtype.is_varstring() && info.dtype.is_varstring()))
+  // Memory is in the host's byte order whatever files store (Datatype::in_memory).
+  if (dtype.in_memory() != info.dtype.in_memory() && !(dtype.is_varstring() && info.dtype.is_varstring()))
     throw DatatypeError(std::string("cannot ") + verb + " " + datatype_name(dtype) + " data " +
                         (verb[0] == 'w' ? "to" : "from") + " dataset '" + path + "' of type " +
                         datatype_name(info.dtype) + " in " + f.describe_file());

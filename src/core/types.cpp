@@ -47,6 +47,12 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
   v.bytes_.resize(count * datatype_size(dtype));
   if (count) std::memcpy(v.bytes_.data(), data, v.bytes_.size());
   clear_padding(dtype, v.bytes_.data(), count);  // equal values, equal bytes
+  if (dtype.is_string()) {  // fixed-length strings read as text too (as_string, as_strings): up to a NUL
+    const auto* p = reinterpret_cast<const char*>(v.bytes_.data());
+    for (std::size_t i = 0; i < count; ++i)
+      v.strings_.emplace_back(p + i * dtype.size(), std::find(p + i * dtype.size(), p + (i + 1) * dtype.size(), '\0'));
+    if (kind == Kind::Scalar && count == 1) v.text_ = v.strings_[0];
+  }
   return v;
 }
 
@@ -62,7 +68,7 @@ void AttributeValue::require_numeric() const {
 }
 
 const std::vector<std::string>& AttributeValue::as_strings() const {
-  if (kind_ != Kind::StringArray) throw DatatypeError("attribute holds " + to_string() + ", not an array of strings");
+  if (kind_ != Kind::StringArray && !(kind_ == Kind::Array && dtype_.is_string())) throw DatatypeError("attribute holds " + to_string() + ", not an array of strings");
   return strings_;
 }
 
@@ -75,7 +81,7 @@ std::vector<ObjectRef> AttributeValue::as_references() const {
 }
 
 const std::string& AttributeValue::as_string() const {
-  if (kind_ != Kind::String) throw DatatypeError("attribute holds " + to_string() + ", not a string");
+  if (kind_ != Kind::String && !(kind_ == Kind::Scalar && dtype_.is_string())) throw DatatypeError("attribute holds " + to_string() + ", not a string");
   return text_;
 }
 
@@ -94,12 +100,12 @@ std::string AttributeValue::to_string() const {
     return out + (kind_ == Kind::Array ? "]" : "");
   }
   std::ostringstream os;
-  bool is_float = dtype_ == Datatype::Float32 || dtype_ == Datatype::Float64;
+  const bool is_float = !is_integer(dtype_.scalar());
   if (kind_ == Kind::Array) os << '[';
   for (std::size_t i = 0; i < count_; ++i) {
     if (i) os << ", ";
     if (is_float) os << element_as_double_or_int<double>(i);
-    else if (dtype_ == Datatype::UInt64) os << element_as_double_or_int<uint64_t>(i);
+    else if (dtype_.scalar() == Scalar::UInt64) os << element_as_double_or_int<uint64_t>(i);
     else os << element_as_double_or_int<int64_t>(i);
   }
   if (kind_ == Kind::Array) os << ']';

@@ -7,12 +7,11 @@ namespace {
 
 // IEEE half precision, in this host's byte order (h5loom's Float16 in memory)
 // or little-endian (in files). HDF5 has it from 1.14.4.
-hid_t half_type(bool in_memory) {
+hid_t half_type(bool big_endian) {
 #if H5_VERSION_GE(1, 14, 4)
-  if (in_memory && H5Tget_order(H5T_NATIVE_INT) == H5T_ORDER_BE) return H5T_IEEE_F16BE;
-  return H5T_IEEE_F16LE;
+  return big_endian ? H5T_IEEE_F16BE : H5T_IEEE_F16LE;
 #else
-  (void)in_memory;
+  (void)big_endian;
   throw DatatypeError("float16 needs HDF5 1.14.4 or later (this is " H5_VERS_INFO ")");
 #endif
 }
@@ -29,33 +28,40 @@ hid_t native_scalar(Scalar s) {
     case Scalar::UInt64: return H5T_NATIVE_UINT64;
     case Scalar::Float32: return H5T_NATIVE_FLOAT;
     case Scalar::Float64: return H5T_NATIVE_DOUBLE;
-    case Scalar::Float16: return half_type(/*in_memory=*/true);
+    case Scalar::Float16: return half_type(H5Tget_order(H5T_NATIVE_INT) == H5T_ORDER_BE);
   }
   return H5I_INVALID_HID;
 }
 
-hid_t standard_scalar(Scalar s) {
+// In files: little-endian unless the type says big-endian.
+hid_t standard_scalar(Scalar s, ByteOrder order) {
+  const bool be = order == ByteOrder::Big;
   switch (s) {
-    case Scalar::Int8: return H5T_STD_I8LE;
-    case Scalar::Int16: return H5T_STD_I16LE;
-    case Scalar::Int32: return H5T_STD_I32LE;
-    case Scalar::Int64: return H5T_STD_I64LE;
-    case Scalar::UInt8: return H5T_STD_U8LE;
-    case Scalar::UInt16: return H5T_STD_U16LE;
-    case Scalar::UInt32: return H5T_STD_U32LE;
-    case Scalar::UInt64: return H5T_STD_U64LE;
-    case Scalar::Float32: return H5T_IEEE_F32LE;
-    case Scalar::Float64: return H5T_IEEE_F64LE;
-    case Scalar::Float16: return half_type(/*in_memory=*/false);
+    case Scalar::Int8: return be ? H5T_STD_I8BE : H5T_STD_I8LE;
+    case Scalar::Int16: return be ? H5T_STD_I16BE : H5T_STD_I16LE;
+    case Scalar::Int32: return be ? H5T_STD_I32BE : H5T_STD_I32LE;
+    case Scalar::Int64: return be ? H5T_STD_I64BE : H5T_STD_I64LE;
+    case Scalar::UInt8: return be ? H5T_STD_U8BE : H5T_STD_U8LE;
+    case Scalar::UInt16: return be ? H5T_STD_U16BE : H5T_STD_U16LE;
+    case Scalar::UInt32: return be ? H5T_STD_U32BE : H5T_STD_U32LE;
+    case Scalar::UInt64: return be ? H5T_STD_U64BE : H5T_STD_U64LE;
+    case Scalar::Float32: return be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE;
+    case Scalar::Float64: return be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE;
+    case Scalar::Float16: return half_type(be);
   }
   return H5I_INVALID_HID;
 }
 
-// One builder for both: `scalar` maps the scalars (native or standard).
-Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
+// The HDF5 type of a scalar (or an enum's base) in memory or in files.
+hid_t scalar_type(const Datatype& t, bool in_file) {
+  return in_file ? standard_scalar(t.scalar(), t.byte_order()) : native_scalar(t.scalar());
+}
+
+// One builder for both: memory (native numbers) or files (standard ones, in the type's byte order).
+Hid build(const Datatype& t, bool in_file) {
   const std::string what = "making the HDF5 type of " + t.name();
   switch (t.type_class()) {
-    case Datatype::Class::Scalar: return checked(H5Tcopy(scalar(t.scalar())), H5Tclose, what);
+    case Datatype::Class::Scalar: return checked(H5Tcopy(scalar_type(t, in_file)), H5Tclose, what);
     case Datatype::Class::String: {
       Hid s = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
       check(H5Tset_size(s.get(), t.size()), what);
@@ -73,7 +79,7 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
     // HDF5's object references (hobj_ref_t): an ObjectRef's token is the object's address.
     case Datatype::Class::Reference: return checked(H5Tcopy(H5T_STD_REF_OBJ), H5Tclose, what);
     case Datatype::Class::Enum: {
-      Hid e = checked(H5Tenum_create(scalar(t.scalar())), H5Tclose, what);
+      Hid e = checked(H5Tenum_create(scalar_type(t, in_file)), H5Tclose, what);
       for (const auto& [name, value] : t.enum_values()) {
         // The value in the base type's own representation.
         unsigned char bytes[8] = {};
@@ -83,8 +89,8 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
           std::memcpy(bytes, &v, sizeof v);
           return 0;
         });
-        if (scalar == standard_scalar) check(H5Tconvert(native_scalar(t.scalar()), scalar(t.scalar()), 1, bytes,
-                                                        nullptr, H5P_DEFAULT), what);
+        if (in_file) check(H5Tconvert(native_scalar(t.scalar()), scalar_type(t, true), 1, bytes, nullptr, H5P_DEFAULT),
+                           what);
         check(H5Tenum_insert(e.get(), name.c_str(), bytes), what);
       }
       return e;
@@ -96,14 +102,14 @@ Hid build(const Datatype& t, hid_t (*scalar)(Scalar)) {
       return o;
     }
     case Datatype::Class::Array: {
-      Hid element = build(t.array_element(), scalar);
+      Hid element = build(t.array_element(), in_file);
       std::vector<hsize_t> dims(t.array_dims().begin(), t.array_dims().end());
       return checked(H5Tarray_create2(element.get(), unsigned(dims.size()), dims.data()), H5Tclose, what);
     }
     case Datatype::Class::Compound: {
       Hid c = checked(H5Tcreate(H5T_COMPOUND, t.size()), H5Tclose, what);
       for (const auto& m : t.members()) {
-        Hid mt = build(m.type, scalar);
+        Hid mt = build(m.type, in_file);
         check(H5Tinsert(c.get(), m.name.c_str(), m.offset, mt.get()), what + ", member '" + m.name + "'");
       }
       return c;
@@ -142,15 +148,17 @@ Scalar scalar_of_hdf5(hid_t type, const std::string& object) {
                       std::to_string(static_cast<int>(cls)) + ", " + std::to_string(size) + " bytes)");
 }
 
+ByteOrder order_of(hid_t number) { return H5Tget_order(number) == H5T_ORDER_BE ? ByteOrder::Big : ByteOrder::Little; }
+
 }  // namespace
 
 // Scalars are HDF5's predefined types, used as they are (not copied and
 // closed at every transfer: codes that write row by row make many).
 Hid memory_type(const Datatype& t) {
-  return t.is_scalar() ? Hid(native_scalar(t.scalar()), nullptr) : build(t, native_scalar);
+  return t.is_scalar() ? Hid(native_scalar(t.scalar()), nullptr) : build(t, /*in_file=*/false);
 }
 Hid file_type(const Datatype& t) {
-  return t.is_scalar() ? Hid(standard_scalar(t.scalar()), nullptr) : build(t, standard_scalar);
+  return t.is_scalar() ? Hid(scalar_type(t, /*in_file=*/true), nullptr) : build(t, /*in_file=*/true);
 }
 
 Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
@@ -189,7 +197,7 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
       });
       values.emplace_back(std::move(member), value);
     }
-    return Datatype::enumeration(s, std::move(values));
+    return Datatype::enumeration(s, std::move(values)).with_byte_order(order_of(base.get()));
   }
   if (cls == H5T_OPAQUE) {
     char* tag = H5Tget_tag(type);
@@ -223,7 +231,7 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
     }
     return Datatype::compound(std::move(members), H5Tget_size(type));
   }
-  return scalar_of_hdf5(type, object);
+  return Datatype(scalar_of_hdf5(type, object)).with_byte_order(order_of(type));
 }
 
 std::vector<const char*> string_pointers(const std::string* strings, std::size_t n) {

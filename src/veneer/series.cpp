@@ -388,7 +388,7 @@ void Field::write_raw(Datatype dtype, const void* local, const Dims& local_shape
                            " in dimension " + std::to_string(k));
   }
   Dataset ds = component_dataset(component);
-  if (dtype != ds.dtype())
+  if (dtype.in_memory() != ds.dtype().in_memory())
     throw DatatypeError("cannot write " + datatype_name(dtype) + " data to " + where + " of type " +
                         datatype_name(ds.dtype()));
   const std::size_t esize = datatype_size(dtype);

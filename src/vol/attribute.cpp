@@ -108,7 +108,9 @@ AttributeValue zero_value(hid_t type, hid_t space, const std::string& what) {
     case H5S_NULL: return AttributeValue::empty(model_type(type, what));  // no value, for good
     default: throw SelectionError("invalid dataspace for " + what);
   }
-  if (H5Tget_class(type) == H5T_STRING) {
+  // Variable-length strings are h5loom's strings; fixed-length ones keep their
+  // type (H5Aget_type gives it back), their text read as strings all the same.
+  if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
     if (kind == AttributeValue::Kind::Scalar) return AttributeValue(std::string());
     return AttributeValue(std::vector<std::string>(count));
   }

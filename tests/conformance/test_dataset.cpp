@@ -1,5 +1,6 @@
 // Conformance groups "dataset" and "datatype": N-D datasets, layouts, deferred
 // and copying writes, every element type.
+#include <cstddef>
 #include <limits>
 #include <numeric>
 
@@ -266,6 +267,71 @@ TEST_F(datatype, TypesSurviveReopen) {
   }
   auto f = File::open(path, Mode::Read, options());
   for (Datatype t : kAllDatatypes) EXPECT_EQ(f.dataset(datatype_name(t)).dtype(), t);
+}
+
+// Numbers stored big-endian (HDF5's ..BE types, numpy's '>f8'): the type says
+// so after reopen - a scalar, an enum, a compound's member, an attribute - and
+// programs read and write them in the host's order, with or without the flag.
+TEST_F(datatype, BigEndianTypesAreKeptAndReadInHostOrder) {
+  auto path = file_path();
+  const Datatype f8be = Datatype::Float64.with_byte_order(ByteOrder::Big);
+  const Datatype i16be = Datatype::Int16.with_byte_order(ByteOrder::Big);
+  const Datatype colour = Datatype::enumeration(Scalar::UInt16, {{"red", 1}, {"blue", 513}}).with_byte_order(ByteOrder::Big);
+  struct Rec {
+    int32_t id;
+    double x;
+  };
+  const Datatype rec = Datatype::compound(
+      {{"id", offsetof(Rec, id), Datatype::Int32.with_byte_order(ByteOrder::Big)}, {"x", offsetof(Rec, x), Datatype::Float64}},
+      sizeof(Rec));
+  const uint64_t n = uint64_t(nranks());
+  {
+    auto f = File::create(path, options());
+    DatasetSpec spec;
+    spec.shape = {n};
+    spec.dtype = f8be;
+    auto x = f.create_dataset("x", spec);
+    const double v = 1.5 + rank();
+    x.write_raw(Selection::box({uint64_t(rank())}, {1}), Datatype::Float64, &v, 1, true);  // host order, no flag
+    spec.dtype = colour;
+    auto c = f.create_dataset("colour", spec);
+    const uint16_t blue = 513;
+    c.write_raw(Selection::box({uint64_t(rank())}, {1}), colour, &blue, 1, true);  // the flagged type: the same
+    spec.dtype = rec;
+    auto r = f.create_dataset("records", spec);
+    Rec mine{1000 + rank(), -0.25 * rank()};
+    r.write_raw(Selection::box({uint64_t(rank())}, {1}), rec.in_memory(), &mine, 1, true);
+    const int16_t steps[2] = {258, -2};
+    x.set_attribute("steps", AttributeValue::from_raw(AttributeValue::Kind::Array, i16be, 2, steps));
+  }
+  auto f = File::open(path, Mode::Read, options());
+  auto x = f.dataset("x");
+  EXPECT_EQ(x.dtype(), f8be) << x.dtype().name();
+  EXPECT_EQ(x.dtype().name(), "float64be");
+  auto xs = x.read<double>();
+  for (int r = 0; r < nranks(); ++r) EXPECT_EQ(xs[r], 1.5 + r);
+  auto c = f.dataset("colour");
+  EXPECT_EQ(c.dtype(), colour) << c.dtype().name();
+  std::vector<uint16_t> cs(n);
+  c.read_raw(Selection::all(), c.dtype(), cs.data(), n);
+  for (auto v : cs) EXPECT_EQ(v, 513);
+  auto r = f.dataset("records");
+  EXPECT_EQ(r.dtype(), rec) << r.dtype().name();
+  std::vector<Rec> rs(n);
+  r.read_raw(Selection::all(), rec, rs.data(), n);
+  for (int k = 0; k < nranks(); ++k) {
+    EXPECT_EQ(rs[k].id, 1000 + k);
+    EXPECT_EQ(rs[k].x, -0.25 * k);
+  }
+  const AttributeValue steps = x.attribute("steps");
+  EXPECT_EQ(steps.dtype(), i16be);
+  EXPECT_EQ(steps.as_vector<int>(), (std::vector<int>{258, -2}));
+  // Names read back, numpy's spelling too; the flag is for numbers only.
+  EXPECT_EQ(datatype_from_name(">f8"), f8be);
+  EXPECT_EQ(datatype_from_name(colour.name()), colour);
+  EXPECT_EQ(datatype_from_name(rec.name()), rec);
+  EXPECT_EQ(datatype_from_name("double"), Datatype::Float64);
+  EXPECT_THROW(Datatype::string(4).with_byte_order(ByteOrder::Big), DatatypeError);
 }
 
 TEST_F(datatype, RawWriteWithRuntimeType) {

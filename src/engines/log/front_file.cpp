@@ -374,8 +374,10 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           spec.fill = info.fill, spec.null_space = info.null_space;
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::External) {
+          // The log holds the bytes as they were in memory: the type says so
+          // (a big-endian dataset shows as little-endian here, values the same).
           DatasetSpec spec;
-          spec.dtype = info.dtype, spec.shape = info.shape, spec.external = plan.segments;
+          spec.dtype = info.dtype.in_memory(), spec.shape = info.shape, spec.external = plan.segments;
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::Virtual) {
           // One small dataset per block, its bytes a run of the log, mapped
@@ -386,10 +388,10 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           const std::string sources = std::string(kFrontSources) + "/" + std::to_string(node.dataset);
           e->create_group(*h, sources);
           DatasetSpec spec;
-          spec.dtype = info.dtype, spec.shape = info.shape, spec.fill = info.fill;  // what no box covers
+          spec.dtype = info.dtype.in_memory(), spec.shape = info.shape, spec.fill = info.fill;  // what no box covers
           for (std::size_t k = 0; k < plan.boxes.size(); ++k) {
             DatasetSpec source;
-            source.dtype = info.dtype, source.shape = plan.boxes[k].count, source.external = {plan.boxes[k].bytes};
+            source.dtype = spec.dtype, source.shape = plan.boxes[k].count, source.external = {plan.boxes[k].bytes};
             const std::string name = sources + "/" + std::to_string(k);
             e->create_dataset(*h, name, source);
             spec.virtual_map.push_back({plan.boxes[k].start, plan.boxes[k].count, ".", name});
