@@ -4,7 +4,9 @@
 //    IEEE half precision (Datatype::Float16, held as the Float16 class);
 //  * compound: named members at byte offsets, each of any datatype (nested
 //    compounds included) - a C struct, a numpy structured dtype;
-//  * fixed-length strings: `length` bytes per element, NUL-padded, ASCII or UTF-8;
+//  * fixed-length strings: `length` bytes per element, ASCII or UTF-8, padded
+//    as HDF5 says (NUL-padded by default; NUL-terminated; space-padded) - the
+//    bytes are kept as written, the padding says how readers trim them;
 //  * variable-length strings: each element a std::string in memory (HDF5's
 //    variable-length strings in files); not inside compounds;
 //  * enums: names for the values of an integer scalar;
@@ -138,6 +140,8 @@ class Datatype {
  public:
   enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference, Array, Opaque };
   enum class Charset : uint8_t { Ascii, Utf8 };
+  // How a fixed-length string fills its length (HDF5's H5T_STR_NULLPAD, _NULLTERM, _SPACEPAD).
+  enum class Padding : uint8_t { NullPad, NullTerm, SpacePad };
 
   // The scalars by their old names: Datatype::Float64 is a Datatype.
   static const Datatype Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64;
@@ -149,15 +153,16 @@ class Datatype {
   Datatype with_byte_order(ByteOrder order) const;
   // Little for every class but a big-endian scalar or enum.
   ByteOrder byte_order() const { return big_endian_ ? ByteOrder::Big : ByteOrder::Little; }
-  // The type without file byte orders, in members and array elements too:
-  // what a program's memory holds. Transfers accept any type of the same in_memory().
+  // The type without file byte orders and string paddings, in members and
+  // array elements too: what a program's memory holds (bytes are never
+  // converted). Transfers accept any type of the same in_memory().
   Datatype in_memory() const;
 
   // A compound of `members` (names unique and non-empty, each inside the
   // element, none overlapping another). size 0: just past the last member.
   static Datatype compound(std::vector<Member> members, std::size_t size = 0);
-  // Fixed-length strings of `length` bytes (more than 0), NUL-padded.
-  static Datatype string(std::size_t length, Charset charset = Charset::Ascii);
+  // Fixed-length strings of `length` bytes (more than 0), NUL-padded unless said otherwise.
+  static Datatype string(std::size_t length, Charset charset = Charset::Ascii, Padding padding = Padding::NullPad);
   // Names for values of an integer scalar (names unique and non-empty, values distinct).
   static Datatype enumeration(Scalar base, std::vector<std::pair<std::string, int64_t>> values);
   // Variable-length strings: in memory each element is a std::string (no NUL
@@ -192,13 +197,15 @@ class Datatype {
   std::size_t size() const;
   const std::vector<Member>& members() const;  // compound only
   Charset charset() const;                     // fixed and variable-length strings
+  Padding padding() const;                     // fixed-length strings
   const std::vector<std::pair<std::string, int64_t>>& enum_values() const;  // enum only
   const Datatype& array_element() const;        // array only
   const std::vector<uint64_t>& array_dims() const;  // array only
   uint64_t array_count() const;                 // array only: elements per array (the product of dims)
   const std::string& opaque_tag() const;        // opaque only
 
-  // "float64", "int32be" (stored big-endian), "string[16]", "utf8[16]", "string" and "utf8" (variable
+  // "float64", "int32be" (stored big-endian), "string[16]", "utf8[16]",
+  // "string[16, nullterm]", "string[16, spacepad]", "string" and "utf8" (variable
   // length), "reference", "enum<uint8>{red: 0, green: 1}",
   // "compound[16]{x: float64 @0, id: int64 @8}", "array<float64>[2, 3]",
   // "opaque[13]" and "opaque[13]{tag}" (a tag holding a delimiter quoted).

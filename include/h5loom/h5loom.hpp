@@ -91,6 +91,8 @@ class Dataset : public Object {
   // HDF5's null dataspace (DatasetSpec::null_space, h5py's Empty): no
   // elements and no shape - shape() is {0} and never changes.
   bool null_space() const;
+  // The filters chunks pass through (DatasetSpec::filters), in the order they apply on writing.
+  std::vector<Filter> filters() const;
   // One element of dtype(): the value of elements never written (empty: zero).
   std::vector<unsigned char> fill_value() const;
 

@@ -63,6 +63,22 @@ struct VirtualMapping {
 // What create_dataset asks for. Empty max_shape: fixed size (= shape).
 // Empty chunks with Layout::Chunked: the engine picks ("auto", about 1 MiB).
 // layout_auto: the engine decides contiguous or chunked (chunked if extendable).
+// One filter of HDF5's pipeline (H5Pset_filter): what is applied to each chunk
+// on its way to the file - compression, byte shuffling, checksums - and undone
+// on the way back. Engines declaring the conformance group "filters" keep a
+// dataset's filters: the hdf5 engine applies them (HDF5's built-in filters and
+// any registered or plugin filter); the log engine records them and keeps its
+// log uncompressed - `h5loom convert` applies them in the native file.
+struct Filter {
+  static constexpr uint32_t kDeflate = 1, kShuffle = 2, kFletcher32 = 3, kSzip = 4, kNbit = 5, kScaleOffset = 6;
+  uint32_t id = 0;               // HDF5's filter id (above, or a registered filter's: zstd is 32015)
+  std::vector<uint32_t> params;  // the filter's client data (deflate: the level, 0-9)
+  bool optional = false;         // H5Z_FLAG_OPTIONAL: skipped for a chunk it cannot apply to
+  std::string name;              // as HDF5 names it, for messages (not compared)
+  bool operator==(const Filter& o) const { return id == o.id && params == o.params && optional == o.optional; }
+  bool operator!=(const Filter& o) const { return !(*this == o); }
+};
+
 struct DatasetSpec {
   Datatype dtype = Datatype::Float64;
   Dims shape;
@@ -87,6 +103,10 @@ struct DatasetSpec {
   // conformance group "null_spaces" keep it; to them it comes with shape {0}.
   bool null_space = false;
 
+  // Filters, in the order they apply on writing (chunked datasets: with
+  // layout_auto the dataset is chunked; a contiguous layout is refused).
+  std::vector<Filter> filters;
+
   template <class T>
   void fill_with(T value) {
     fill.resize(sizeof(T));
@@ -102,6 +122,7 @@ struct DatasetInfo {
   Dims chunks;  // empty unless chunked
   std::vector<unsigned char> fill;  // one element of dtype; empty: zero
   bool null_space = false;  // HDF5's null dataspace (DatasetSpec::null_space): shape {0}, fixed
+  std::vector<Filter> filters;  // DatasetSpec::filters
 };
 
 // A scalar, a 1-D array of one numeric type, a string, or a 1-D array of strings

@@ -185,6 +185,10 @@ class Group(_Node):
         chunks: Union[None, bool, str, Sequence[int]] = None,
         layout: Optional[str] = None,
         fillvalue: Any = None,
+        compression: Union[None, str, int] = None,
+        compression_opts: Any = None,
+        shuffle: bool = False,
+        fletcher32: bool = False,
     ) -> "Dataset":
         """Create an N-D dataset. Collective.
 
@@ -196,12 +200,21 @@ class Group(_Node):
         fillvalue: the value of elements never written (engines with the "fill" group).
         data=Empty(dtype): a dataset without elements or shape (HDF5's null dataspace;
         engines with the "null_spaces" group).
+        compression, compression_opts, shuffle, fletcher32: HDF5 filters as h5py takes
+        them - ``compression="gzip"`` (or a level 0-9; ``compression_opts`` the level,
+        default 4), or a registered filter's id with ``compression_opts`` its parameters;
+        ``shuffle`` and ``fletcher32`` as flags. They make the dataset chunked (engines with
+        the "filters" group: the hdf5 engine applies them, the log engine records them
+        for ``h5loom convert``).
         """
+        filters = _filters_for(path, compression, compression_opts, shuffle, fletcher32)
         if isinstance(data, Empty):
             if shape is not None or maxshape is not None or chunks not in (None, False):
                 raise SelectionError(f"create_dataset('{path}'): an Empty dataset has no shape, maxshape or chunks")
             dt = _dtype_name(data.dtype if dtype is None else dtype, f"dataset '{path}'")
-            return Dataset(self._obj.create_dataset(path, dt, [], [], None, layout or "", None, True), self._file)
+            if filters:
+                raise UsageError(f"create_dataset('{path}'): an Empty dataset has no chunks to compress")
+            return Dataset(self._obj.create_dataset(path, dt, [], [], None, layout or "", None, True, []), self._file)
         arr = None if data is None else _as_data_array(data, dtype)
         if shape is None:
             if arr is None:
@@ -229,8 +242,8 @@ class Group(_Node):
                 raise DatatypeError(f"create_dataset('{path}'): a dataset of {dt} has no fill value (unwritten "
                                     "elements read as empty strings and null references)")
             fill = _records([fillvalue], _np_dtype(dt), path).tobytes()
-        ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill, False),
-                     self._file)
+        ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill, False,
+                                              filters), self._file)
         if arr is not None:
             if self.file.rank == 0:
                 ds.write(arr)
@@ -394,6 +407,36 @@ class Datatype(_Node):
         return f"<h5loom.Datatype '{self.path}' {self.dtype}>"
 
 
+_DEFLATE, _SHUFFLE, _FLETCHER32 = 1, 2, 3
+
+
+def _filters_for(path: str, compression: Any, opts: Any, shuffle: bool,
+                 fletcher32: bool) -> list[tuple[int, list[int], bool]]:
+    """h5py's filter arguments as (id, params, optional) in the order HDF5 applies
+    them: shuffle, then the compression, then the checksum (h5py's order)."""
+    out: list[tuple[int, list[int], bool]] = []
+    if shuffle:
+        out.append((_SHUFFLE, [], False))
+    if compression is not None:
+        if compression == "gzip" or (isinstance(compression, int) and not isinstance(compression, bool)
+                                      and 0 <= compression <= 9):
+            level = compression if isinstance(compression, int) else (4 if opts is None else opts)
+            if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= int(level) <= 9:
+                raise UsageError(f"create_dataset('{path}'): the gzip level is 0 to 9, not {level!r}")
+            out.append((_DEFLATE, [int(level)], False))
+        elif isinstance(compression, int) and not isinstance(compression, bool) and 256 <= compression <= 65535:
+            params = [] if opts is None else [int(v) for v in (opts if isinstance(opts, (tuple, list)) else (opts,))]
+            out.append((compression, params, False))
+        else:
+            raise UsageError(f"create_dataset('{path}'): compression {compression!r} is not supported; use 'gzip' "
+                             "(a level 0-9), or a registered HDF5 filter's id (256-65535) with compression_opts")
+    elif opts is not None:
+        raise UsageError(f"create_dataset('{path}'): compression_opts without compression")
+    if fletcher32:
+        out.append((_FLETCHER32, [], False))
+    return out
+
+
 class Dataset(_Node):
     """An N-D array in a file. Index it like numpy (``ds[2:8, ::2]``) to read and write.
     A dataset with HDF5's null dataspace (made from ``Empty(dtype)``) has no shape:
@@ -444,6 +487,29 @@ class Dataset(_Node):
     @property
     def layout(self) -> str:
         return self._obj.layout
+
+    @property
+    def filters(self) -> list[tuple[int, tuple[int, ...], bool, str]]:
+        """HDF5 filters as (id, parameters, optional, name), in the order they apply on writing."""
+        return [(i, tuple(p), o, n) for i, p, o, n in self._obj.filters]
+
+    @property
+    def compression(self) -> Optional[str]:
+        """``"gzip"`` if deflated, else None (h5py's)."""
+        return "gzip" if any(f[0] == _DEFLATE for f in self._obj.filters) else None
+
+    @property
+    def compression_opts(self) -> Optional[int]:
+        """The gzip level, or None (h5py's)."""
+        return next((f[1][0] for f in self._obj.filters if f[0] == _DEFLATE and f[1]), None)
+
+    @property
+    def shuffle(self) -> bool:
+        return any(f[0] == _SHUFFLE for f in self._obj.filters)
+
+    @property
+    def fletcher32(self) -> bool:
+        return any(f[0] == _FLETCHER32 for f in self._obj.filters)
 
     def __len__(self) -> int:
         if self._obj.null_space:

@@ -17,6 +17,7 @@ struct Datatype::Detail {
   std::size_t size = 0;
   std::vector<Member> members;                          // compound
   Charset charset = Charset::Ascii;                     // string
+  Padding padding = Padding::NullPad;                   // fixed-length string
   std::vector<std::pair<std::string, int64_t>> values;  // enum
   Datatype element;                                     // array
   std::vector<uint64_t> dims;                           // array
@@ -137,15 +138,21 @@ Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
   return t;
 }
 
-Datatype Datatype::string(std::size_t length, Charset charset) {
+Datatype Datatype::string(std::size_t length, Charset charset, Padding padding) {
   if (length == 0) throw DatatypeError("a fixed-length string datatype needs a length of at least 1 byte");
   Datatype t;
   t.class_ = Class::String;
   auto d = std::make_shared<Detail>();
   d->size = length;
   d->charset = charset;
+  d->padding = padding;
   t.detail_ = std::move(d);
   return t;
+}
+
+Datatype::Padding Datatype::padding() const {
+  if (class_ != Class::String) throw DatatypeError("datatype " + name() + " is not a fixed-length string");
+  return detail_->padding;
 }
 
 Datatype Datatype::varstring(Charset charset) {
@@ -218,22 +225,25 @@ Datatype Datatype::with_byte_order(ByteOrder order) const {
   return t;
 }
 
-// Whether a big-endian number is anywhere in `t` (members and array elements too).
-static bool stores_big_endian(const Datatype& t) {
-  if (t.is_array()) return stores_big_endian(t.array_element());
+// Whether a big-endian number or a string not NUL-padded is anywhere in `t`
+// (members and array elements too): what in_memory() takes away.
+static bool has_file_only_properties(const Datatype& t) {
+  if (t.is_array()) return has_file_only_properties(t.array_element());
   if (t.is_compound()) {
     for (const auto& m : t.members())
-      if (stores_big_endian(m.type)) return true;
+      if (has_file_only_properties(m.type)) return true;
     return false;
   }
+  if (t.is_string()) return t.padding() != Datatype::Padding::NullPad;
   return t.byte_order() == ByteOrder::Big;
 }
 
 Datatype Datatype::in_memory() const {
-  if (!stores_big_endian(*this)) return *this;  // (transfers ask every time: no copies then)
+  if (!has_file_only_properties(*this)) return *this;  // (transfers ask every time: no copies then)
   switch (class_) {
     case Class::Scalar:
     case Class::Enum: return with_byte_order(ByteOrder::Little);
+    case Class::String: return string(detail_->size, detail_->charset);
     case Class::Array: return array(detail_->element.in_memory(), detail_->dims);
     case Class::Compound: {
       std::vector<Member> members = detail_->members;
@@ -322,8 +332,11 @@ const std::vector<std::pair<std::string, int64_t>>& Datatype::enum_values() cons
 std::string Datatype::name() const {
   switch (class_) {
     case Class::Scalar: return scalar_name(scalar_) + (big_endian_ ? "be" : "");
-    case Class::String:
-      return std::string(detail_->charset == Charset::Utf8 ? "utf8[" : "string[") + std::to_string(detail_->size) + "]";
+    case Class::String: {
+      static const char* paddings[] = {"", ", nullterm", ", spacepad"};  // by Padding
+      return std::string(detail_->charset == Charset::Utf8 ? "utf8[" : "string[") + std::to_string(detail_->size) +
+             paddings[static_cast<int>(detail_->padding)] + "]";
+    }
     case Class::VarString: return detail_->charset == Charset::Utf8 ? "utf8" : "string";
     case Class::Reference: return "reference";
     case Class::Opaque:
@@ -356,7 +369,9 @@ bool Datatype::operator==(const Datatype& o) const {
   if (class_ != o.class_) return false;
   switch (class_) {
     case Class::Scalar: return scalar_ == o.scalar_ && big_endian_ == o.big_endian_;
-    case Class::String: return detail_->size == o.detail_->size && detail_->charset == o.detail_->charset;
+    case Class::String:
+      return detail_->size == o.detail_->size && detail_->charset == o.detail_->charset &&
+             detail_->padding == o.detail_->padding;
     case Class::VarString: return detail_->charset == o.detail_->charset;
     case Class::Reference: return true;
     case Class::Opaque: return detail_->size == o.detail_->size && detail_->tag == o.detail_->tag;
@@ -540,8 +555,15 @@ struct NameReader {
       const auto charset = lower == "utf8" ? Datatype::Charset::Utf8 : Datatype::Charset::Ascii;
       if (!eat('[')) return Datatype::varstring(charset);
       auto n = number();
+      auto padding = Datatype::Padding::NullPad;
+      if (eat(',')) {
+        const std::string p = word();
+        if (p == "nullterm") padding = Datatype::Padding::NullTerm;
+        else if (p == "spacepad") padding = Datatype::Padding::SpacePad;
+        else if (p != "nullpad") bad_name(all, "unknown string padding '" + p + "' (nullpad, nullterm or spacepad)");
+      }
       expect(']');
-      return Datatype::string(n, charset);
+      return Datatype::string(n, charset, padding);
     }
     if (lower == "enum") {
       expect('<');

@@ -337,6 +337,20 @@ Group Group::group(const std::string& path) const {
 
 static void validate_spec(const DatasetSpec& spec, const std::string& path, const FileState& f) {
   auto where = "dataset '" + path + "' in " + f.describe_file();
+  if (!spec.filters.empty()) {
+    if (!f.supports("filters"))
+      throw UsageError("cannot create " + where + " with filters: engine '" + f.engine->name() +
+                       "' does not declare the conformance group 'filters'");
+    if (spec.null_space || !spec.external.empty() || !spec.virtual_map.empty())
+      throw UsageError("cannot create " + where + " with filters: a dataset with a null dataspace, external storage or a "
+                       "virtual mapping has no chunks to filter");
+    if (!spec.layout_auto && spec.layout == Layout::Contiguous)
+      throw UsageError("cannot create " + where + " with filters and a contiguous layout: filters apply to chunks "
+                       "(as in HDF5); make it chunked");
+    for (const auto& flt : spec.filters)
+      if (flt.id == 0 || flt.id > 65535)
+        throw UsageError("cannot create " + where + ": filter id " + std::to_string(flt.id) + " is not 1 to 65535");
+  }
   if (spec.null_space) {
     if (!f.supports("null_spaces"))
       throw UsageError("cannot create " + where + " with a null dataspace: engine '" + f.engine->name() +
@@ -409,6 +423,11 @@ Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) 
     null.layout = Layout::Contiguous;
     null.layout_auto = false;
     f.engine->create_dataset(*f.handle, abs, null);
+  } else if (!spec.filters.empty() && spec.layout_auto) {  // filters apply to chunks: chunked, chunks automatic
+    DatasetSpec chunked = spec;
+    chunked.layout = Layout::Chunked;
+    chunked.layout_auto = false;
+    f.engine->create_dataset(*f.handle, abs, chunked);
   } else {
     f.engine->create_dataset(*f.handle, abs, spec);
   }
@@ -476,6 +495,7 @@ Dims Dataset::max_shape() const { return info().max_shape; }
 Layout Dataset::layout() const { return info().layout; }
 Dims Dataset::chunks() const { return info().chunks; }
 bool Dataset::null_space() const { return info().null_space; }
+std::vector<Filter> Dataset::filters() const { return info().filters; }
 std::vector<unsigned char> Dataset::fill_value() const { return info().fill; }
 
 static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape,

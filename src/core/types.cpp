@@ -49,8 +49,11 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
   clear_padding(dtype, v.bytes_.data(), count);  // equal values, equal bytes
   if (dtype.is_string()) {  // fixed-length strings read as text too (as_string, as_strings): up to a NUL
     const auto* p = reinterpret_cast<const char*>(v.bytes_.data());
-    for (std::size_t i = 0; i < count; ++i)
-      v.strings_.emplace_back(p + i * dtype.size(), std::find(p + i * dtype.size(), p + (i + 1) * dtype.size(), '\0'));
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string text(p + i * dtype.size(), std::find(p + i * dtype.size(), p + (i + 1) * dtype.size(), '\0'));
+      if (dtype.padding() == Datatype::Padding::SpacePad) text.erase(text.find_last_not_of(' ') + 1);
+      v.strings_.push_back(std::move(text));
+    }
     if (kind == Kind::Scalar && count == 1) v.text_ = v.strings_[0];
   }
   return v;

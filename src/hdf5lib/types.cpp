@@ -65,7 +65,9 @@ Hid build(const Datatype& t, bool in_file) {
     case Datatype::Class::String: {
       Hid s = checked(H5Tcopy(H5T_C_S1), H5Tclose, what);
       check(H5Tset_size(s.get(), t.size()), what);
-      check(H5Tset_strpad(s.get(), H5T_STR_NULLPAD), what);
+      // The same padding in memory and in files: HDF5 copies the bytes as they are.
+      static const H5T_str_t pads[] = {H5T_STR_NULLPAD, H5T_STR_NULLTERM, H5T_STR_SPACEPAD};  // by Padding
+      check(H5Tset_strpad(s.get(), pads[static_cast<int>(t.padding())]), what);
       check(H5Tset_cset(s.get(), t.charset() == Datatype::Charset::Utf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII), what);
       return s;
     }
@@ -169,7 +171,11 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
     const htri_t variable = H5Tis_variable_str(type);
     if (variable < 0) fail(what);
     if (variable > 0) return Datatype::varstring(charset);
-    return Datatype::string(H5Tget_size(type), charset);
+    const H5T_str_t pad = H5Tget_strpad(type);
+    const auto padding = pad == H5T_STR_NULLTERM   ? Datatype::Padding::NullTerm
+                         : pad == H5T_STR_SPACEPAD ? Datatype::Padding::SpacePad
+                                                   : Datatype::Padding::NullPad;
+    return Datatype::string(H5Tget_size(type), charset, padding);
   }
   if (cls == H5T_REFERENCE) {
     if (H5Tequal(type, H5T_STD_REF_OBJ) > 0) return Datatype::reference();

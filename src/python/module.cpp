@@ -11,6 +11,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -330,6 +331,12 @@ NB_MODULE(_core, m) {
       .def_prop_ro("dtype", [](const Dataset& d) { return datatype_name(d.dtype()); })
       .def_prop_ro("shape", &Dataset::shape)
       .def_prop_ro("null_space", &Dataset::null_space)
+      // [(id, params, optional, name)], in the order they apply on writing.
+      .def_prop_ro("filters", [](const Dataset& d) {
+        nb::list out;
+        for (const auto& f : d.filters()) out.append(nb::make_tuple(f.id, f.params, f.optional, f.name));
+        return out;
+      })
       .def_prop_ro("fill_value", [](const Dataset& d) {
         auto fill = d.fill_value();
         return nb::bytes(reinterpret_cast<const char*>(fill.data()), fill.size());
@@ -385,9 +392,15 @@ NB_MODULE(_core, m) {
       .def("group", &Group::group)
       .def("create_dataset", [](Group& g, const std::string& path, const std::string& dtype, const Dims& shape,
                                 const Dims& max_shape, const std::optional<Dims>& chunks, const std::string& layout,
-                                const std::optional<nb::bytes>& fill, bool null_space) {
+                                const std::optional<nb::bytes>& fill, bool null_space,
+                                const std::vector<std::tuple<uint32_t, std::vector<uint32_t>, bool>>& filters) {
         DatasetSpec spec;
         spec.null_space = null_space;
+        for (const auto& [id, params, optional] : filters) {
+          Filter flt;
+          flt.id = id, flt.params = params, flt.optional = optional;
+          spec.filters.push_back(std::move(flt));
+        }
         if (fill) spec.fill.assign(static_cast<const unsigned char*>(fill->data()),
                                    static_cast<const unsigned char*>(fill->data()) + fill->size());
         spec.dtype = datatype_from_name(dtype);

@@ -128,6 +128,7 @@ class Copier {
         spec.layout_auto = false;
         spec.chunks = ds.chunks();
         spec.fill = ds.fill_value();
+        spec.filters = ds.filters();
         if (ds.null_space()) {  // no shape to give: the copy has none either
           spec.null_space = true;
           spec.shape.clear(), spec.max_shape.clear(), spec.chunks.clear();

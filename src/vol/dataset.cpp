@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/mpi_util.hpp"
+#include "hdf5lib/filters.hpp"
 #include "hdf5lib/hid.hpp"
 #include "hdf5lib/types.hpp"
 #include "vol/transfer.hpp"
@@ -45,7 +46,10 @@ DatasetSpec spec_of(OpenFile& f, const std::string& path, hid_t type, hid_t spac
   // Without creation properties the engine picks the layout (HDF5 would
   // refuse an extendable contiguous dataset; h5loom chunks it).
   if (dcpl == H5P_DEFAULT || dcpl < 0 || H5Pequal(dcpl, H5P_DATASET_CREATE_DEFAULT) > 0) return spec;
-  if (H5Pget_nfilters(dcpl) > 0) unsupported("filters (compression, checksums) on " + where);
+  if (H5Pget_nfilters(dcpl) > 0) {
+    if (!f.filters) unsupported("filters (compression, checksums) with an engine without the conformance group 'filters'");
+    spec.filters = hdf5lib::filters_of(dcpl, where);
+  }
   if (H5Pget_external_count(dcpl) > 0) unsupported("external storage set by H5Pset_external on " + where);
   switch (H5Pget_layout(dcpl)) {
     case H5D_CHUNKED: {
@@ -279,6 +283,7 @@ herr_t dataset_get(void* obj, H5VL_dataset_get_args_t* args, hid_t, void**) {
         if (ds.layout() == Layout::Chunked) {
           auto chunks = hdf5lib::to_hsize(ds.chunks());
           H5Pset_chunk(dcpl, int(chunks.size()), chunks.data());
+          hdf5lib::set_filters(dcpl, ds.filters(), "the creation properties of dataset '" + d.path + "'");
         }
         const auto fill = ds.fill_value();
         if (!fill.empty()) {

@@ -127,6 +127,7 @@ void learn_engine(OpenFile& f) {
   f.named_types = has("named_types") && offers_named_types(f.file.engine_name());
   f.hard_links = f.links && f.references && has("hard_links");
   f.external_links = f.links && has("external_links");
+  f.filters = has("filters");
 }
 
 void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {

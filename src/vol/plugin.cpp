@@ -181,6 +181,7 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
   // Creation order covers links (group "order") and attributes ("attribute_edit").
   if (has("order") && has("attribute_edit")) flags |= H5VL_CAP_FLAG_CREATION_ORDER;
   if (has("fill")) flags |= H5VL_CAP_FLAG_FILL_VALUES;
+  if (has("filters")) flags |= H5VL_CAP_FLAG_FILTERS;
   if (has("named_types") && offers_named_types(stack->name())) flags |= H5VL_CAP_FLAG_STORED_DATATYPES;
   known[config] = flags;
   return flags;

@@ -145,6 +145,33 @@ TEST_F(string, FixedLengthStringsRoundTrip) {
   EXPECT_EQ(std::string(label.data()), greek);
 }
 
+// HDF5's string paddings are kept as the type says, with the bytes as written:
+// a NUL-terminated and a space-padded dataset and attribute.
+TEST_F(string, PaddingsAreKeptWithTheBytes) {
+  const auto path = file_path();
+  const Datatype term = Datatype::string(6, Datatype::Charset::Ascii, Datatype::Padding::NullTerm);
+  const Datatype spaces = Datatype::string(6, Datatype::Charset::Ascii, Datatype::Padding::SpacePad);
+  {
+    auto f = File::create(path, options());
+    DatasetSpec spec;
+    spec.dtype = spaces;
+    spec.shape = {1};
+    auto d = f.create_dataset("padded", spec);
+    if (rank() == 0) d.write_raw(Selection::all(), spaces, "ab    ", 1, true);
+    d.set_attribute("units", AttributeValue::from_raw(AttributeValue::Kind::Scalar, term, 1, "kg/m3\0"));
+  }
+  auto f = File::open(path, Mode::Read, options());
+  auto d = f.dataset("padded");
+  EXPECT_EQ(d.dtype(), spaces) << d.dtype().name();
+  EXPECT_EQ(d.dtype().name(), "string[6, spacepad]");
+  char back[6];
+  d.read_raw(Selection::all(), Datatype::string(6), back, 1);  // any padding of the length: the same bytes
+  EXPECT_EQ(std::string(back, 6), "ab    ");
+  EXPECT_EQ(d.attribute("units").as_string(), "kg/m3");  // (the hdf5 engine reads string attributes as text)
+  EXPECT_EQ(datatype_from_name(spaces.name()), spaces);
+  EXPECT_EQ(AttributeValue::from_raw(AttributeValue::Kind::Scalar, spaces, 1, "ab    ").as_string(), "ab");
+}
+
 TEST_F(enumeration, NamedValuesRoundTrip) {
   const auto path = file_path();
   const Datatype type = species_type();

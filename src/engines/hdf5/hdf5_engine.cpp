@@ -18,6 +18,7 @@
 #include "engines/hdf5/settings.hpp"
 #include "hdf5lib/chunking.hpp"
 #include "hdf5lib/dataspace.hpp"
+#include "hdf5lib/filters.hpp"
 #include "hdf5lib/types.hpp"
 
 namespace h5loom::hdf5 {
@@ -69,6 +70,8 @@ struct Hdf5File : FileHandle {
   int rank = 0, size = 1;
   std::map<std::string, Hid> datasets;  // open datasets, kept until close
   std::map<std::string, bool> fill_never;  // per dataset read: written with fill time "never" (it never changes)
+  std::map<std::string, bool> filtered;    // per dataset written: has filters (parallel HDF5 writes them collectively)
+  Hid collective_dxpl;                     // more than one rank: collective transfers, for filtered datasets
   // This rank's writes since the last flush, in order (H5Dwrite happens at the
   // flush: collective transfers need every rank in every call).
   std::vector<engine::Write> queued;
@@ -94,7 +97,7 @@ class Hdf5Engine final : public engine::Engine {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
                                     "order",    "fill",   "external", "references", "attribute_edit", "arrays",
-                                    "opaque",   "null_spaces", "shrink", "named_types", "hard_links", "external_links"};
+                                    "opaque",   "null_spaces", "filters", "shrink", "named_types", "hard_links", "external_links"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -211,6 +214,10 @@ class Hdf5Engine final : public engine::Engine {
     f->file = Hid(id, H5Fclose);
     f->dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
     if (f->collective) check(H5Pset_dxpl_mpio(f->dxpl.get(), H5FD_MPIO_COLLECTIVE), "enabling collective transfers");
+    if (f->size > 1) {
+      f->collective_dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
+      check(H5Pset_dxpl_mpio(f->collective_dxpl.get(), H5FD_MPIO_COLLECTIVE), "enabling collective transfers");
+    }
     f->independent_dxpl = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating transfer properties");
     // The engine interface never follows external links (kind() is None through
     // them): HDF5 would open the other file natively, whatever engine wrote it.
@@ -341,12 +348,14 @@ class Hdf5Engine final : public engine::Engine {
     auto& f = cast(fh);
     f.datasets.clear();  // open datasets below the link would keep old names
     f.fill_never.clear();
+    f.filtered.clear();
     check(H5Ldelete(f.file.get(), path.c_str(), H5P_DEFAULT), "deleting '" + path + "' in file '" + f.name + "'");
   }
   void move(FileHandle& fh, const std::string& from, const std::string& to) override {
     auto& f = cast(fh);
     f.datasets.clear();
     f.fill_never.clear();
+    f.filtered.clear();
     check(H5Lmove(f.file.get(), from.c_str(), f.file.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
           "moving '" + from + "' to '" + to + "' in file '" + f.name + "'");
   }
@@ -518,6 +527,14 @@ class Hdf5Engine final : public engine::Engine {
       auto c = to_hsize(chunks);
       check(H5Pset_chunk(dcpl.get(), static_cast<int>(c.size()), c.data()), "setting chunks of '" + path + "'");
     }
+    if (!spec.filters.empty()) {
+      const std::string where = "dataset '" + path + "' in file '" + f.name + "'";
+      if (chunks.empty())
+        throw UsageError("cannot create " + where + " with filters: its shape " + dims_to_string(spec.shape) +
+                         " has a fixed dimension of 0, which HDF5 cannot chunk");
+      hdf5lib::require_available(spec.filters, where);
+      hdf5lib::set_filters(dcpl.get(), spec.filters, where);
+    }
     // A fill value is written where nothing else is, whatever the knob says.
     H5D_fill_time_t ft = !spec.fill.empty()                ? H5D_FILL_TIME_IFSET
                          : settings_.fill_time == "never"   ? H5D_FILL_TIME_NEVER
@@ -589,6 +606,7 @@ class Hdf5Engine final : public engine::Engine {
       std::vector<hsize_t> c(n);
       H5Pget_chunk(dcpl.get(), n, c.data());
       info.chunks = from_hsize(c.data(), n);
+      info.filters = hdf5lib::filters_of(dcpl.get(), "dataset '" + path + "'");
     }
     read_fill_value(ds, path, info);
     return info;
@@ -630,22 +648,39 @@ class Hdf5Engine final : public engine::Engine {
 
   // Collective: every rank's queued writes.
   void write_all(Hdf5File& f, const std::vector<engine::Write>& requests) {
-    if (!f.collective) {
-      // write() is a collective flush point: no rank may read what another rank
-      // wrote independently before that rank has finished writing it - and a
-      // write that failed on one rank fails on all (the agreement is the barrier).
-      auto write_mine = [&] {
-        for (const auto& r : requests) transfer_write(f, r.dataset, r.selection, r.dtype, r.data());
-      };
-      if (f.size > 1) mpi::agree(f.comm, write_mine);
-      else write_mine();
-      return;
-    }
-    // Collective transfers need every rank in every H5Dwrite call, but ranks queue
-    // different numbers of writes. Agree on the datasets and on the largest
-    // number of writes per dataset; a rank with fewer joins with an empty selection.
+    std::vector<const engine::Write*> all;
+    for (const auto& r : requests) all.push_back(&r);
+    if (f.collective) return write_collectively(f, all, f.dxpl.get());
+    // Parallel HDF5 writes filtered (compressed) chunks only with collective
+    // transfers: those datasets' writes go that way, the others' independently.
+    std::vector<const engine::Write*> filtered, independent;
+    for (const auto* r : all) (f.size > 1 && is_filtered(f, r->dataset) ? filtered : independent).push_back(r);
+    // write() is a collective flush point: no rank may read what another rank
+    // wrote independently before that rank has finished writing it - and a
+    // write that failed on one rank fails on all (the agreement is the barrier).
+    auto write_mine = [&] {
+      for (const auto* r : independent) transfer_write(f, r->dataset, r->selection, r->dtype, r->data(), f.dxpl.get());
+    };
+    if (f.size == 1) return write_mine();
+    mpi::agree(f.comm, write_mine);
+    int any_filtered = filtered.empty() ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &any_filtered, 1, MPI_INT, MPI_MAX, f.comm);
+    if (any_filtered) write_collectively(f, filtered, f.collective_dxpl.get());
+  }
+
+  bool is_filtered(Hdf5File& f, const std::string& path) {
+    auto it = f.filtered.find(path);
+    if (it != f.filtered.end()) return it->second;
+    Hid dcpl = checked(H5Dget_create_plist(dataset(f, path)), H5Pclose, "reading the properties of '" + path + "'");
+    return f.filtered[path] = H5Pget_nfilters(dcpl.get()) > 0;
+  }
+
+  // Collective transfers need every rank in every H5Dwrite call, but ranks queue
+  // different numbers of writes. Agree on the datasets and on the largest
+  // number of writes per dataset; a rank with fewer joins with an empty selection.
+  void write_collectively(Hdf5File& f, const std::vector<const engine::Write*>& requests, hid_t dxpl) {
     std::map<std::string, std::vector<const engine::Write*>> mine;
-    for (const auto& r : requests) mine[r.dataset].push_back(&r);
+    for (const auto* r : requests) mine[r->dataset].push_back(r);
     std::vector<std::string> names = union_of_names(f, mine);
     std::vector<long long> counts(names.size());
     for (std::size_t i = 0; i < names.size(); ++i) {
@@ -659,9 +694,9 @@ class Hdf5Engine final : public engine::Engine {
       for (long long k = 0; k < counts[i]; ++k) {
         if (static_cast<std::size_t>(k) < have) {
           const engine::Write* r = it->second[k];
-          transfer_write(f, r->dataset, r->selection, r->dtype, r->data());
+          transfer_write(f, r->dataset, r->selection, r->dtype, r->data(), dxpl);
         } else {
-          transfer_write(f, names[i], Selection::none(), Datatype::UInt8, nullptr);
+          transfer_write(f, names[i], Selection::none(), Datatype::UInt8, nullptr, dxpl);
         }
       }
     }
@@ -706,7 +741,7 @@ class Hdf5Engine final : public engine::Engine {
     // Variable-length strings arrive as pointers HDF5 allocates; moved into the caller's strings.
     std::vector<char*> strings(dtype.is_varstring() && out ? sel.num_elements(shape) : 0, nullptr);
     void* into = dtype.is_varstring() && out ? static_cast<void*>(strings.data()) : out;
-    check(H5Dread(ds, memory_type(dtype).get(), mspace.get(), fspace.get(), dxpl, into ? into : &dummy),
+    check(H5Dread(ds, transfer_type(ds, dtype, path).get(), mspace.get(), fspace.get(), dxpl, into ? into : &dummy),
           "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
     if (!strings.empty()) hdf5lib::take_strings(strings, static_cast<std::string*>(out));
   }
@@ -858,7 +893,18 @@ class Hdf5Engine final : public engine::Engine {
     return from_hsize(dims.data(), n);
   }
 
-  void transfer_write(Hdf5File& f, const std::string& path, const Selection& sel, Datatype dtype, const void* data) {
+  // The memory type of a transfer of `dtype` (the object model has checked it
+  // is the dataset's in memory): numbers in the host's order, and strings -
+  // members and array elements too - padded as the dataset's, so that HDF5
+  // copies their bytes as they are (as every engine does) instead of re-padding them.
+  static Hid transfer_type(hid_t ds, const Datatype& dtype, const std::string& path) {
+    if (dtype.is_scalar() || dtype.is_varstring() || dtype.is_reference() || dtype.is_enum()) return memory_type(dtype);
+    Hid stored = checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+    return memory_type(datatype_of_hdf5(stored.get(), path));
+  }
+
+  void transfer_write(Hdf5File& f, const std::string& path, const Selection& sel, Datatype dtype, const void* data,
+                      hid_t dxpl) {
     hid_t ds = dataset(f, path);
     Hid fspace = checked(H5Dget_space(ds), H5Sclose, "reading the dataspace of '" + path + "'");
     Dims shape = current_shape(fspace.get());
@@ -867,13 +913,13 @@ class Hdf5Engine final : public engine::Engine {
     static const char dummy = 0;
     // A rank with nothing to write joins with the dataset's own type: no
     // conversion that could fail on it alone (a string dataset has none from numbers).
-    Hid type = data ? memory_type(dtype) : checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+    Hid type = data ? transfer_type(ds, dtype, path) : checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
     std::vector<const char*> strings;  // variable-length strings: HDF5 takes pointers
     if (data && dtype.is_varstring()) {
       strings = hdf5lib::string_pointers(static_cast<const std::string*>(data), sel.num_elements(shape));
       data = strings.data();
     }
-    check(H5Dwrite(ds, type.get(), mspace.get(), fspace.get(), f.dxpl.get(), data ? data : &dummy),
+    check(H5Dwrite(ds, type.get(), mspace.get(), fspace.get(), dxpl, data ? data : &dummy),
           "writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
   }
 

@@ -164,7 +164,7 @@ void remove_link(Tree& t, const std::string& from) {
 Json group_op(const std::string& path) { return Json{{"op", "group"}, {"path", path}}; }
 
 Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
-                const std::vector<unsigned char>& fill, bool null_space) {
+                const std::vector<unsigned char>& fill, bool null_space, const std::vector<Filter>& filters) {
   Json op{{"op", "dataset"},
           {"path", path},
           {"dtype", datatype_name(dtype)},
@@ -174,6 +174,8 @@ Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, cons
           {"chunks", chunks}};
   if (!fill.empty()) op["fill"] = Json::binary(std::vector<std::uint8_t>(fill.begin(), fill.end()));
   if (null_space) op["null"] = true;
+  for (const auto& f : filters)
+    op["filters"].push_back(Json{{"id", f.id}, {"params", f.params}, {"optional", f.optional}, {"name", f.name}});
   return op;
 }
 
@@ -333,6 +335,17 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
         info.fill.assign(fill.begin(), fill.end());
       }
       info.null_space = op.contains("null") && op.at("null").get<bool>();
+      if (op.contains("filters")) {
+        for (const auto& j : op.at("filters")) {
+          Filter flt;
+          flt.id = j.at("id").get<uint32_t>();
+          flt.params = j.at("params").get<std::vector<uint32_t>>();
+          flt.optional = j.at("optional").get<bool>();
+          flt.name = j.at("name").get<std::string>();
+          info.filters.push_back(std::move(flt));
+        }
+        if (info.chunks.empty()) bad("of '" + p + "' has filters and no chunks");
+      }
       if (info.null_space && (info.shape != Dims{0} || info.max_shape != Dims{0} || !info.chunks.empty()))
         bad("of '" + p + "' has a null dataspace and the shape " + dims_to_string(info.shape));
       if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||

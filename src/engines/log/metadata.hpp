@@ -112,7 +112,8 @@ struct Tree {
 // The operations, as the format's table has them.
 Json group_op(const std::string& path);
 Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
-                const std::vector<unsigned char>& fill = {}, bool null_space = false);
+                const std::vector<unsigned char>& fill = {}, bool null_space = false,
+                const std::vector<Filter>& filters = {});
 Json softlink_op(const std::string& path, const std::string& target);
 // A hard link `path` to the object with token `token` (version 8).
 Json hardlink_op(const std::string& path, uint64_t token);

@@ -228,3 +228,28 @@ def test_read_only_arrays_are_written(tmp_path):
         np.testing.assert_array_equal(f["y"][...], numbers)
         assert f["s"][...].tolist() == [b"abc", b"def"]
         np.testing.assert_array_equal(f.attrs["a"], [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_compression_as_h5py_takes_it(tmp_path, engine):
+    """compression/compression_opts/shuffle/fletcher32 as in h5py: kept by every
+    engine with "filters", values read back; bad arguments refused by name."""
+    path = tmp_path / "z.h5"
+    data = np.repeat(np.arange(50, dtype="f8"), 20)
+    with h5loom.File(path, "w", engine=engine) as f:
+        z = f.create_dataset("z", data=data, compression="gzip", compression_opts=7, shuffle=True, fletcher32=True)
+        assert z.chunks is not None  # filters make it chunked
+        f.create_dataset("level", data=data, compression=2)
+        with pytest.raises(h5loom.UsageError, match="gzip level"):
+            f.create_dataset("bad", data=data, compression="gzip", compression_opts=11)
+        with pytest.raises(h5loom.UsageError, match="lzf"):
+            f.create_dataset("lzf", data=data, compression="lzf")
+        with pytest.raises(h5loom.UsageError):
+            f.create_dataset("contiguous", data=data, compression="gzip", layout="contiguous")
+    with h5loom.File(path, "r") as f:
+        z = f["z"]
+        assert (z.compression, z.compression_opts, z.shuffle, z.fletcher32) == ("gzip", 7, True, True)
+        assert [flt[0] for flt in z.filters] == [2, 1, 3]
+        np.testing.assert_array_equal(z[...], data)
+        assert f["level"].compression_opts == 2 and not f["level"].shuffle
+        assert "bad" not in f and "lzf" not in f
