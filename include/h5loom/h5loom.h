@@ -185,6 +185,8 @@ loom_status loom_type_array_of(loom_datatype element, int ndim, const uint64_t* 
  * with a NUL-terminated `tag` (at most 255 bytes; NULL or "" for none) saying what they
  * hold: HDF5's opaque datatype. */
 loom_status loom_type_opaque(size_t size, const char* tag, loom_type** out);
+/* A number type as a loom_type (for the calls that take one). */
+loom_status loom_type_scalar(loom_datatype scalar, loom_type** out);
 loom_status loom_type_size(const loom_type* t, size_t* out);
 /* "compound[16]{id: int64 @0, x: float64 @8}", "string[8]", "enum<int8>{red: 0}", "array<float64>[3]", "float64". */
 loom_status loom_type_name(const loom_type* t, char* buf, size_t bufsize, size_t* needed);
@@ -202,6 +204,32 @@ loom_status loom_group_create_dataset_null(loom_group* parent, const char* path,
                                            loom_dataset** out);
 /* *out = 1 if the dataset has a null dataspace, else 0. */
 loom_status loom_dataset_is_null(loom_dataset* d, int* out);
+
+/* HDF5 filters (compression, shuffling, checksums), in the order they apply on writing:
+ * an HDF5 filter id (LOOM_FILTER_DEFLATE with params {level}, LOOM_FILTER_SHUFFLE,
+ * LOOM_FILTER_FLETCHER32, or a registered filter's), its parameters, and whether it is
+ * optional (skipped where it cannot apply). Engines with the conformance group "filters":
+ * the hdf5 engine applies them, the log engine records them for h5loom convert. */
+#define LOOM_FILTER_DEFLATE 1u
+#define LOOM_FILTER_SHUFFLE 2u
+#define LOOM_FILTER_FLETCHER32 3u
+typedef struct {
+  unsigned id;
+  size_t nparams;
+  const unsigned* params; /* nparams values (NULL if none); read during the call only */
+  int optional;
+} loom_filter;
+/* Collective. As loom_group_create_dataset_typed, chunked (chunks: NULL for automatic ones),
+ * with nfilters filters. */
+loom_status loom_group_create_dataset_filtered(loom_group* parent, const char* path, const loom_type* type, int ndim,
+                                               const uint64_t* shape, const uint64_t* max_shape,
+                                               const uint64_t* chunks, size_t nfilters, const loom_filter* filters,
+                                               loom_dataset** out);
+loom_status loom_dataset_filter_count(loom_dataset* d, size_t* count);
+/* Filter `index`: its id, whether optional, and its parameters into params[0..*nparams)
+ * (*nparams: the room on entry, the number it has on return; params may be NULL to ask). */
+loom_status loom_dataset_filter(loom_dataset* d, size_t index, unsigned* id, int* optional, unsigned* params,
+                                size_t* nparams);
 /* A named (committed) datatype: `type` kept in the file as `path` (HDF5's
  * H5Tcommit; engines with the conformance group "named_types"). Collective. */
 loom_status loom_group_commit_type(loom_group* parent, const char* path, const loom_type* type);

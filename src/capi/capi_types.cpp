@@ -2,6 +2,7 @@
 // variable-length strings, enums, references) and of the datasets that hold them: loom_type wraps an
 // h5loom::Datatype; a compound or enum grows by one member per call, checked
 // as it is added, so an error names the member.
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -103,6 +104,15 @@ loom_status loom_type_varstring(int utf8, loom_type** out) {
     need_out(out, "out");
     auto t = std::make_unique<loom_type>();
     t->type = h5loom::Datatype::varstring(utf8 ? h5loom::Datatype::Charset::Utf8 : h5loom::Datatype::Charset::Ascii);
+    *out = t.release();
+  });
+}
+
+loom_status loom_type_scalar(loom_datatype scalar, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    auto t = std::make_unique<loom_type>();
+    t->type = to_datatype(scalar, "scalar");
     *out = t.release();
   });
 }
@@ -224,6 +234,63 @@ loom_status loom_group_create_dataset_null(loom_group* parent, const char* path,
         spec.null_space = true;
       },
       [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+}
+
+loom_status loom_group_create_dataset_filtered(loom_group* parent, const char* path, const loom_type* type, int ndim,
+                                               const uint64_t* shape, const uint64_t* max_shape,
+                                               const uint64_t* chunks, size_t nfilters, const loom_filter* filters,
+                                               loom_dataset** out) {
+  h5loom::DatasetSpec spec;
+  return collective(
+      __func__, comm_of(parent),
+      [&] {
+        as_group(parent);
+        text(path, "path");
+        need_out(out, "out");
+        spec.dtype = usable(type, "type");
+        dataset_shape(ndim, shape, max_shape, path, spec);
+        spec.layout = h5loom::Layout::Chunked;
+        spec.layout_auto = false;
+        if (chunks) spec.chunks = dims(ndim, chunks, "chunks");
+        if (nfilters && !filters) throw h5loom::UsageError(in_call("null array 'filters' with nfilters " + std::to_string(nfilters)));
+        for (size_t i = 0; i < nfilters; ++i) {
+          if (filters[i].nparams && !filters[i].params)
+            throw h5loom::UsageError(in_call("filter " + std::to_string(i) + " has nparams " +
+                                             std::to_string(filters[i].nparams) + " and null 'params'"));
+          h5loom::Filter f;
+          f.id = filters[i].id;
+          f.params.assign(filters[i].params, filters[i].params + filters[i].nparams);
+          f.optional = filters[i].optional != 0;
+          spec.filters.push_back(std::move(f));
+        }
+      },
+      [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+}
+
+loom_status loom_dataset_filter_count(loom_dataset* d, size_t* count) {
+  return guarded(__func__, [&] {
+    auto& ds = as_dataset(d);
+    need_out(count, "count");
+    *count = ds.filters().size();
+  });
+}
+
+loom_status loom_dataset_filter(loom_dataset* d, size_t index, unsigned* id, int* optional, unsigned* params,
+                                size_t* nparams) {
+  return guarded(__func__, [&] {
+    auto& ds = as_dataset(d);
+    const auto filters = ds.filters();
+    if (index >= filters.size())
+      throw h5loom::SelectionError(in_call("filter index " + std::to_string(index) + " out of range: dataset '" +
+                                           ds.path() + "' has " + std::to_string(filters.size()) + " filters"));
+    const auto& f = filters[index];
+    if (id) *id = f.id;
+    if (optional) *optional = f.optional ? 1 : 0;
+    if (nparams) {
+      if (params) std::copy_n(f.params.begin(), std::min(*nparams, f.params.size()), params);
+      *nparams = f.params.size();
+    }
+  });
 }
 
 loom_status loom_dataset_is_null(loom_dataset* d, int* out) {

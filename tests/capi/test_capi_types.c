@@ -398,6 +398,53 @@ static void test_null(const char* path, const char* engine) {
   OK(loom_file_close(f));
 }
 
+/* Filters: shuffle + deflate kept after reopen, values read back; bad arguments refused. */
+static void test_filters(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset* d = NULL;
+  loom_type* i32 = NULL;
+  const uint64_t n = 64 * (uint64_t)nranks_, start = 64 * (uint64_t)rank_, count = 64, chunk = 32;
+  const unsigned level = 5;
+  loom_filter filters[2];
+  int32_t mine[64], all[64 * 64];
+  unsigned id = 0, params[4];
+  size_t nfilters = 0, nparams = 4;
+  int optional = 1, i;
+  filters[0].id = LOOM_FILTER_SHUFFLE, filters[0].nparams = 0, filters[0].params = NULL, filters[0].optional = 0;
+  filters[1].id = LOOM_FILTER_DEFLATE, filters[1].nparams = 1, filters[1].params = &level, filters[1].optional = 0;
+  OK(loom_type_scalar(LOOM_INT32, &i32));
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  CHECK(loom_group_create_dataset_filtered(root, "bad", i32, 1, &n, NULL, &chunk, 1, NULL, &d) == LOOM_ERR_USAGE);
+  OK(loom_group_create_dataset_filtered(root, "z", i32, 1, &n, NULL, &chunk, 2, filters, &d));
+  for (i = 0; i < 64; ++i) mine[i] = (rank_ * 64 + i) / 8;
+  {
+    loom_selection sel = loom_select_box(1, &start, &count);
+    OK(loom_dataset_write_typed(d, &sel, i32, 64, mine, LOOM_WRITE_COPY));
+  }
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_open_dataset(root, "z", &d));
+  OK(loom_dataset_filter_count(d, &nfilters));
+  CHECK(nfilters == 2);
+  OK(loom_dataset_filter(d, 1, &id, &optional, params, &nparams));
+  CHECK(id == LOOM_FILTER_DEFLATE && optional == 0 && nparams == 1 && params[0] == 5);
+  CHECK(loom_dataset_filter(d, 2, &id, NULL, NULL, NULL) == LOOM_ERR_SELECTION);
+  if (nranks_ <= 64) {
+    loom_selection everything = loom_select_all();
+    OK(loom_dataset_read_typed(d, &everything, i32, n, all));
+    for (i = 0; i < (int)n; ++i) CHECK(all[i] == i / 8);
+  }
+  OK(loom_type_free(i32));
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 int main(int argc, char** argv) {
   char path[4096];
   int any = 0;
@@ -421,6 +468,8 @@ int main(int argc, char** argv) {
   test_opaque(path, argv[2]);
   snprintf(path, sizeof path, "%s/capi-null-%s-np%d.h5", argv[1], argv[2], nranks_);
   test_null(path, argv[2]);
+  snprintf(path, sizeof path, "%s/capi-filters-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_filters(path, argv[2]);
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("test_capi_types (%s): %d checks, %d failed on some rank\n", argv[2], checks, any);
   MPI_Finalize();
