@@ -1,4 +1,4 @@
-// The engine interface (version 5): the one small set of operations every
+// The engine interface (version 6): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -53,7 +53,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 5
+#define H5LOOM_ENGINE_ABI_VERSION 6
 
 namespace h5loom::engine {
 
@@ -252,9 +252,18 @@ class Engine {
   // the object goes (with everything below it) with its last name. The default
   // raises UsageError.
   virtual void create_hard_link(FileHandle& f, const std::string& path, const std::string& target);
-  // How many hard links name the object at `path` (links followed). The
-  // default, for engines whose objects have one name each, is 1.
+  // How many hard links name the object at `path` (links followed), plus the
+  // references held on it (change_reference_count): HDF5's reference count.
+  // The default, for engines whose objects have one name each, is 1.
   virtual uint64_t link_count(FileHandle& f, const std::string& path);
+
+  // ---- reference counts (conformance group "reference_counts") --------------------
+  // HDF5's H5Oincr_refcount (delta +1) and H5Odecr_refcount (-1): a reference
+  // the application holds on the object at `path` besides its names; returns
+  // link_count afterwards. Releasing one the object does not hold raises
+  // UsageError (HDF5 would delete an object its links still name). The
+  // default raises UsageError.
+  virtual uint64_t change_reference_count(FileHandle& f, const std::string& path, int delta);
 
   // ---- external links (conformance group "external_links"; with "links") ---------
   // An external link `path` to the object `link.path` of the file `link.file`

@@ -86,6 +86,7 @@ class ForwardingEngine : public Engine {
   std::optional<std::string> soft_link(FileHandle& f, const std::string& path) override;
   void create_hard_link(FileHandle& f, const std::string& path, const std::string& target) override;
   uint64_t link_count(FileHandle& f, const std::string& path) override;
+  uint64_t change_reference_count(FileHandle& f, const std::string& path, int delta) override;
   void create_external_link(FileHandle& f, const std::string& path, const ExternalLink& link) override;
   std::optional<ExternalLink> external_link(FileHandle& f, const std::string& path) override;
   std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group) override;

@@ -238,8 +238,15 @@ class Group : public Object {
   // equal: writes, attributes and references through either reach the same
   // object, and remove() of one leaves the others.
   void create_hard_link(const std::string& path, const std::string& target);
-  // How many names (hard links) the object at `path` has: 1 unless hard links were made.
+  // How many names (hard links) the object at `path` has - 1 unless hard links
+  // were made - plus the references held on it (below): HDF5's reference count.
   uint64_t link_count(const std::string& path) const;
+  // HDF5's H5Oincr_refcount (delta +1) and H5Odecr_refcount (-1): a reference
+  // held on the object at `path` besides its names, kept in the file (engines
+  // declaring "reference_counts"); returns link_count afterwards. Collective.
+  // Releasing a reference the object does not hold raises UsageError, as
+  // does, with the log engine, removing an object's last name while it holds one.
+  uint64_t change_reference_count(const std::string& path, int delta);
   // ---- named datatypes (engines declaring "named_types"); collective ----
   // Keeps `dtype` in the file as the named datatype `path` (missing parent
   // groups are created; `path` must not exist).

@@ -124,6 +124,25 @@ void Group::create_hard_link(const std::string& path, const std::string& target)
   f.engine->create_hard_link(*f.handle, abs, target_abs);
 }
 
+uint64_t Group::change_reference_count(const std::string& path, int delta) {
+  auto& f = state();
+  const std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "change_reference_count", f.filename, abs);
+  f.agree([&] {
+    f.require_writable("change the reference count of '" + abs + "'");
+    if (delta != 1 && delta != -1)
+      throw UsageError("cannot change the reference count of '" + abs + "' by " + std::to_string(delta) +
+                       ": one at a time (+1 or -1), as H5Oincr_refcount and H5Odecr_refcount do");
+    if (!f.supports("reference_counts"))
+      throw UsageError("cannot change the reference count of '" + abs + "' in " + f.describe_file() + ": engine '" +
+                       f.engine->name() + "' does not declare the conformance group 'reference_counts'");
+  });
+  if (f.engine->kind(*f.handle, abs) == ObjectKind::None)
+    throw NotFoundError("cannot change the reference count of '" + abs + "': nothing of that name in " +
+                        f.describe_file());
+  return f.engine->change_reference_count(*f.handle, abs, delta);
+}
+
 uint64_t Group::link_count(const std::string& path) const {
   auto& f = state();
   const std::string abs = resolve(path);

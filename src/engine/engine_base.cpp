@@ -74,6 +74,9 @@ void Engine::create_hard_link(FileHandle&, const std::string& path, const std::s
   unsupported(*this, "create the hard link '" + path + "' to '" + target + "'", "hard_links");
 }
 uint64_t Engine::link_count(FileHandle&, const std::string&) { return 1; }
+uint64_t Engine::change_reference_count(FileHandle&, const std::string& path, int) {
+  unsupported(*this, "change the reference count of '" + path + "'", "reference_counts");
+}
 uint64_t Engine::userblock(FileHandle&) { return 0; }
 void Engine::create_external_link(FileHandle&, const std::string& path, const ExternalLink&) {
   unsupported(*this, "create the external link '" + path + "'", "external_links");

@@ -132,6 +132,14 @@ uint64_t ForwardingEngine::link_count(FileHandle& fh, const std::string& path) {
   return count;
 }
 
+uint64_t ForwardingEngine::change_reference_count(FileHandle& fh, const std::string& path, int delta) {
+  auto& f = wrapped(fh);
+  uint64_t count = 0;
+  around(f, Call{"change_reference_count", path, true, [&] { return quoted(path) + ", " + std::to_string(delta); }},
+         [&] { count = inner_->change_reference_count(*f.inner, path, delta); });
+  return count;
+}
+
 void ForwardingEngine::create_external_link(FileHandle& fh, const std::string& path, const ExternalLink& link) {
   auto& f = wrapped(fh);
   around(f,

@@ -128,6 +128,7 @@ void learn_engine(OpenFile& f) {
   f.hard_links = f.links && f.references && has("hard_links");
   f.external_links = f.links && has("external_links");
   f.filters = has("filters");
+  f.reference_counts = has("reference_counts");
 }
 
 void* make_file(File file, const std::string& name, const std::string& key, unsigned intent, hid_t fcpl, hid_t fapl) {

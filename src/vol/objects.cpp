@@ -321,7 +321,7 @@ void object_info(OpenFile& f, const std::string& path, unsigned fields, H5O_info
     info->fileno = f.fileno;
     info->token = token_of(f, path);
     info->type = object_type_of(k);
-    info->rc = f.hard_links ? unsigned(f.file.link_count(path)) : 1;
+    info->rc = f.hard_links || f.reference_counts ? unsigned(f.file.link_count(path)) : 1;
   }
   if (fields & H5O_INFO_NUM_ATTRS) {
     if (k == ObjectKind::Group) info->num_attrs = f.file.group(path).attribute_names().size();
@@ -470,7 +470,16 @@ herr_t object_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_object_spec
         if (o.file->intent & H5F_ACC_RDWR) o.h5().flush();
         return herr_t(0);
       case H5VL_OBJECT_REFRESH: return herr_t(0);  // every read already sees the file as it is
-      case H5VL_OBJECT_CHANGE_REF_COUNT: unsupported("changing an object's reference count (H5Oincr_refcount)");
+      case H5VL_OBJECT_CHANGE_REF_COUNT: {
+        if (!o.file->reference_counts)
+          unsupported("changing an object's reference count (H5Oincr_refcount) with an engine without the "
+                      "conformance group 'reference_counts'");
+        const std::string path = locate(o, loc);
+        if (path.empty() || o.unlinked)
+          unsupported("changing the reference count of an object without a name (link it first)");
+        o.h5().change_reference_count(path, args->args.change_rc.delta);
+        return herr_t(0);
+      }
     }
     unsupported("object operation " + std::to_string(int(args->op_type)));
   });

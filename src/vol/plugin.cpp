@@ -153,8 +153,8 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
                    H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |
                    H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |
                    H5VL_CAP_FLAG_BY_IDX;
-  // OBJECT_MORE: H5Ocopy, H5Oget_info's reference counts (but H5Oincr_refcount:
-  // an object lives while a link names it). Not
+  // OBJECT_MORE: H5Ocopy, H5Oget_info's reference counts, and H5Oincr_refcount
+  // with engines declaring "reference_counts" (refused naming the group with others). Not
   // FILTERS, MOUNT, TRACK_TIMES, STORAGE_SIZE, ASYNC: h5loom has
   // none of those. The engine's conformance groups say what else it does. Which engine an
   // empty configuration means is only known per file: assume the default's.

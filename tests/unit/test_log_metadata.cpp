@@ -80,6 +80,22 @@ TEST(LogMetadata, ImpossibleOperationsAreCorruption) {
   EXPECT_EQ(t.datasets.size(), 1u);
 }
 
+// Version 9: references held on objects count with their names; a refcount
+// naming no object is corruption, and an object that goes takes its count along.
+TEST(LogMetadata, HeldReferencesCountWithNames) {
+  Tree t = with_root();
+  apply_op(t, group_op("/g"), "test");
+  const uint64_t token = t.nodes.at("/g").token;
+  apply_op(t, refcount_op(token, 2), "test");
+  EXPECT_EQ(t.link_count(token), 3u);
+  apply_op(t, refcount_op(token, 0), "test");
+  EXPECT_EQ(t.link_count(token), 1u);
+  EXPECT_THROW(apply_op(t, refcount_op(token + 100, 1), "test"), CorruptionError);
+  apply_op(t, refcount_op(token, 1), "test");
+  apply_op(t, unlink_op("/g"), "test");
+  EXPECT_TRUE(t.references.empty());
+}
+
 // Version 9: null dataspaces and empty attribute values come back as written.
 TEST(LogMetadata, NullDataspacesAndEmptyAttributes) {
   Tree t = with_root();

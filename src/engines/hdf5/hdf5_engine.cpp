@@ -97,7 +97,7 @@ class Hdf5Engine final : public engine::Engine {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
                                     "order",    "fill",   "external", "references", "attribute_edit", "arrays",
-                                    "opaque",   "null_spaces", "filters", "shrink", "named_types", "hard_links", "external_links"};
+                                    "opaque",   "null_spaces", "filters", "reference_counts", "shrink", "named_types", "hard_links", "external_links"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -398,6 +398,19 @@ class Hdf5Engine final : public engine::Engine {
           "reading object '" + path + "' in file '" + f.name + "'");
 #endif
     return info.rc;
+  }
+  // HDF5 counts the references with the names: a decrement is refused when
+  // only one is left (HDF5 would delete the object at once, or leave links to nothing).
+  uint64_t change_reference_count(FileHandle& fh, const std::string& path, int delta) override {
+    auto& f = cast(fh);
+    const uint64_t before = link_count(fh, path);
+    if (delta < 0 && before <= 1)
+      throw UsageError("cannot release a reference to '" + path + "' in file '" + f.name +
+                       "': it holds none besides its name (H5Odecr_refcount would delete it)");
+    Hid obj = open_object(f, path);
+    check(delta > 0 ? H5Oincr_refcount(obj.get()) : H5Odecr_refcount(obj.get()),
+          "changing the reference count of '" + path + "' in file '" + f.name + "'");
+    return before + delta;
   }
   void create_external_link(FileHandle& fh, const std::string& path, const ExternalLink& link) override {
     auto& f = cast(fh);

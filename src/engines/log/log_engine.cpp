@@ -33,6 +33,7 @@ class LogEngine final : public engine::Engine {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
             "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "opaque", "null_spaces", "filters",
+            "reference_counts",
             "independent_read", "shrink", "named_types", "hard_links", "external_links"};
   }
 
@@ -157,7 +158,9 @@ class LogEngine final : public engine::Engine {
   // ---- links ----
   void unlink(FileHandle& fh, const std::string& path) override {
     auto& f = writable(fh, "delete '" + path + "'");
-    record(f, unlink_op(link_path(f, path)));
+    const std::string link = link_path(f, path);
+    refuse_losing_references(f, link);
+    record(f, unlink_op(link));
     f.writing->last_dataset_id = -1;  // a path may name another dataset now
   }
   void move(FileHandle& fh, const std::string& from, const std::string& to) override {
@@ -182,6 +185,30 @@ class LogEngine final : public engine::Engine {
   uint64_t link_count(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);
     return f.catalog.tree.link_count(node(f, path).token);
+  }
+  uint64_t change_reference_count(FileHandle& fh, const std::string& path, int delta) override {
+    auto& f = writable(fh, "change the reference count of '" + path + "'");
+    const uint64_t token = node(f, path).token;
+    auto it = f.catalog.tree.references.find(token);
+    const int64_t held = (it == f.catalog.tree.references.end() ? 0 : int64_t(it->second)) + delta;
+    if (held < 0)
+      throw UsageError("cannot release a reference to '" + path + "' in " + f.where() +
+                       ": it holds none besides its names (HDF5 would delete an object its links name)");
+    record(f, refcount_op(token, uint32_t(held)));
+    return f.catalog.tree.link_count(token);
+  }
+  // An object goes with its last name - but not while references are held on
+  // it (HDF5 would keep it, nameless, in the file; h5loom keeps nothing nameless).
+  static void refuse_losing_references(LogFile& f, const std::string& link) {
+    const Tree& tree = f.catalog.tree;
+    if (tree.references.empty()) return;
+    Tree after = tree;  // (references are rare: the copy is made only when some are held)
+    apply_op(after, unlink_op(link), f.where());
+    for (const auto& [token, count] : tree.references)
+      if (after.path_of_token(token).empty())
+        throw UsageError("cannot delete '" + link + "' in " + f.where() + ": object '" + tree.path_of_token(token) +
+                         "' would go while " + std::to_string(count) +
+                         " reference(s) are held on it (H5Oincr_refcount): release them first (H5Odecr_refcount)");
   }
   void create_external_link(FileHandle& fh, const std::string& path, const ExternalLink& link) override {
     auto& f = writable(fh, "create external link '" + path + "'");

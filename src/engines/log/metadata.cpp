@@ -153,6 +153,7 @@ void remove_link(Tree& t, const std::string& from) {
     } else if (n.kind != ObjectKind::None) {
       t.object_paths.erase(n.token);
       t.hard_links.erase(n.token);
+      t.references.erase(n.token);
       // A dataset's id stays: its blocks in the index are no longer reachable.
       if (n.dataset >= 0) t.dataset_paths[std::size_t(n.dataset)].clear();
     }
@@ -240,7 +241,8 @@ std::string Tree::path_of_token(uint64_t token) const {
 uint32_t Tree::link_count(uint64_t token) const {
   if (!object_paths.count(token)) return 0;
   auto it = hard_links.find(token);
-  return 1 + (it == hard_links.end() ? 0 : it->second);
+  auto held = references.find(token);
+  return 1 + (it == hard_links.end() ? 0 : it->second) + (held == references.end() ? 0 : held->second);
 }
 
 const Node* Tree::find(const std::string& path) const {
@@ -290,6 +292,7 @@ Json attribute_rename_op(const std::string& object, const std::string& from, con
 }
 
 Json userblock_op(uint64_t size) { return Json{{"op", "userblock"}, {"size", size}}; }
+Json refcount_op(uint64_t token, uint32_t count) { return Json{{"op", "refcount"}, {"target", token}, {"count", count}}; }
 
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc) {
   return Json{{"op", "front"}, {"epoch", epoch}, {"size", size}, {"crc", crc}};
@@ -436,6 +439,12 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     regrid_held(tree, id, old_shape);
   } else if (kind == "elements") {
     apply_elements(tree, node_of(op.at("path").get<std::string>(), ObjectKind::Dataset).dataset, op, bad);
+  } else if (kind == "refcount") {
+    const uint64_t token = op.at("target");
+    const uint32_t count = op.at("count");
+    if (tree.path_of_token(token).empty()) bad("names token " + std::to_string(token) + ", which no object has");
+    if (count) tree.references[token] = count;
+    else tree.references.erase(token);
   } else if (kind == "userblock") {
     const uint64_t size = op.at("size");
     if (size < 512 || (size & (size - 1)) != 0 || size > (uint64_t(1) << 40))

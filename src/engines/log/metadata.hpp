@@ -76,6 +76,7 @@ struct Tree {
   std::map<std::string, Node> nodes;       // by absolute path
   std::map<uint64_t, std::string> object_paths;  // by token: the path of each object's node
   std::map<uint64_t, uint32_t> hard_links;  // by token: how many hard links name the object (besides its path)
+  std::map<uint64_t, uint32_t> references;  // by token: references held on the object besides its names (refcount)
   std::vector<std::string> dataset_paths;  // by dataset id
   std::vector<DatasetInfo> datasets;       // by dataset id
   std::vector<FrontSum> fronts;            // every front file the log recorded, oldest first
@@ -92,7 +93,8 @@ struct Tree {
 
   // The path of the object with reference token `token`; empty if none has it.
   std::string path_of_token(uint64_t token) const;
-  // How many links name the object with token `token` (its path, and its hard links).
+  // How many links name the object with token `token` (its path, and its hard
+  // links), plus the references held on it: HDF5's reference count.
   uint32_t link_count(uint64_t token) const;
 
   // `path` with every link on it followed (at most 16 soft links): the path
@@ -133,6 +135,8 @@ Json attribute_rename_op(const std::string& object, const std::string& from, con
 Json front_op(uint64_t epoch, uint64_t size, uint32_t crc);
 // The size of the front file's user block, which the application's bytes keep (version 8).
 Json userblock_op(uint64_t size);
+// `count` references held on the object with token `token` besides its names (version 9).
+Json refcount_op(uint64_t token, uint32_t count);
 // (The `elements` operation: held_values.hpp.)
 
 // Applies one operation to the tree. Each is checked against the tree as it is
