@@ -4,6 +4,7 @@
 // as it is added, so an error names the member.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -197,74 +198,69 @@ loom_status loom_type_free(loom_type* t) {
   return guarded(__func__, [&] { delete t; });
 }
 
-loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path, const loom_type* type, int ndim,
-                                            const uint64_t* shape, const uint64_t* max_shape, const void* fill,
-                                            loom_dataset** out) {
+namespace {
+// The typed dataset creations: collective; `describe` checks the arguments and
+// fills the spec on every rank (agreed before any rank creates anything).
+loom_status create_typed_dataset(const char* function, loom_group* parent, const char* path, const loom_type* type,
+                                 loom_dataset** out, const std::function<void(h5loom::DatasetSpec&)>& describe) {
   h5loom::DatasetSpec spec;
   return collective(
-      __func__, comm_of(parent),
+      function, comm_of(parent),
       [&] {
         as_group(parent);
         text(path, "path");
         need_out(out, "out");
         spec.dtype = usable(type, "type");
-        dataset_shape(ndim, shape, max_shape, path, spec);
-        if (fill && (spec.dtype.is_varstring() || spec.dtype.has_references()))
-          throw h5loom::DatatypeError(in_call("a dataset of " + spec.dtype.name() + " has no fill value (unwritten "
-                                              "elements read as empty strings and null references): pass NULL "
-                                              "for 'fill' (dataset '" + std::string(path) + "')"));
-        if (fill) {
-          const auto* p = static_cast<const unsigned char*>(fill);
-          spec.fill.assign(p, p + spec.dtype.size());
-        }
+        describe(spec);
       },
       [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+}
+}  // namespace
+
+loom_status loom_group_create_dataset_typed(loom_group* parent, const char* path, const loom_type* type, int ndim,
+                                            const uint64_t* shape, const uint64_t* max_shape, const void* fill,
+                                            loom_dataset** out) {
+  return create_typed_dataset(__func__, parent, path, type, out, [&](h5loom::DatasetSpec& spec) {
+    dataset_shape(ndim, shape, max_shape, path, spec);
+    if (fill && (spec.dtype.is_varstring() || spec.dtype.has_references()))
+      throw h5loom::DatatypeError(in_call("a dataset of " + spec.dtype.name() + " has no fill value (unwritten "
+                                          "elements read as empty strings and null references): pass NULL "
+                                          "for 'fill' (dataset '" + std::string(path) + "')"));
+    if (fill) {
+      const auto* p = static_cast<const unsigned char*>(fill);
+      spec.fill.assign(p, p + spec.dtype.size());
+    }
+  });
 }
 
 loom_status loom_group_create_dataset_null(loom_group* parent, const char* path, const loom_type* type,
                                            loom_dataset** out) {
-  h5loom::DatasetSpec spec;
-  return collective(
-      __func__, comm_of(parent),
-      [&] {
-        as_group(parent);
-        text(path, "path");
-        need_out(out, "out");
-        spec.dtype = usable(type, "type");
-        spec.null_space = true;
-      },
-      [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+  return create_typed_dataset(__func__, parent, path, type, out,
+                              [](h5loom::DatasetSpec& spec) { spec.null_space = true; });
 }
 
 loom_status loom_group_create_dataset_filtered(loom_group* parent, const char* path, const loom_type* type, int ndim,
                                                const uint64_t* shape, const uint64_t* max_shape,
                                                const uint64_t* chunks, size_t nfilters, const loom_filter* filters,
                                                loom_dataset** out) {
-  h5loom::DatasetSpec spec;
-  return collective(
-      __func__, comm_of(parent),
-      [&] {
-        as_group(parent);
-        text(path, "path");
-        need_out(out, "out");
-        spec.dtype = usable(type, "type");
-        dataset_shape(ndim, shape, max_shape, path, spec);
-        spec.layout = h5loom::Layout::Chunked;
-        spec.layout_auto = false;
-        if (chunks) spec.chunks = dims(ndim, chunks, "chunks");
-        if (nfilters && !filters) throw h5loom::UsageError(in_call("null array 'filters' with nfilters " + std::to_string(nfilters)));
-        for (size_t i = 0; i < nfilters; ++i) {
-          if (filters[i].nparams && !filters[i].params)
-            throw h5loom::UsageError(in_call("filter " + std::to_string(i) + " has nparams " +
-                                             std::to_string(filters[i].nparams) + " and null 'params'"));
-          h5loom::Filter f;
-          f.id = filters[i].id;
-          f.params.assign(filters[i].params, filters[i].params + filters[i].nparams);
-          f.optional = filters[i].optional != 0;
-          spec.filters.push_back(std::move(f));
-        }
-      },
-      [&] { *out = new_object(parent->group->create_dataset(path, spec), parent->agree); });
+  return create_typed_dataset(__func__, parent, path, type, out, [&](h5loom::DatasetSpec& spec) {
+    dataset_shape(ndim, shape, max_shape, path, spec);
+    spec.layout = h5loom::Layout::Chunked;
+    spec.layout_auto = false;
+    if (chunks) spec.chunks = dims(ndim, chunks, "chunks");
+    if (nfilters && !filters)
+      throw h5loom::UsageError(in_call("null array 'filters' with nfilters " + std::to_string(nfilters)));
+    for (size_t i = 0; i < nfilters; ++i) {
+      if (filters[i].nparams && !filters[i].params)
+        throw h5loom::UsageError(in_call("filter " + std::to_string(i) + " has nparams " +
+                                         std::to_string(filters[i].nparams) + " and null 'params'"));
+      h5loom::Filter f;
+      f.id = filters[i].id;
+      f.params.assign(filters[i].params, filters[i].params + filters[i].nparams);
+      f.optional = filters[i].optional != 0;
+      spec.filters.push_back(std::move(f));
+    }
+  });
 }
 
 loom_status loom_dataset_filter_count(loom_dataset* d, size_t* count) {

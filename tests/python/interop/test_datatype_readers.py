@@ -89,12 +89,9 @@ def test_array_datatypes_read_by_h5py(tmp_path, monkeypatch, engine, ranks):
 
 
 OPAQUE_WRITER = r'''
-import sys
-import numpy as np
 from mpi4py import MPI
-import h5loom
 
-path, engine = sys.argv[1], sys.argv[2]
+path, engine = "opaque.h5", "ENGINE"
 r, n = MPI.COMM_WORLD.rank, MPI.COMM_WORLD.size
 with h5loom.File(path, "w", engine=engine) as f:
     d = f.create_dataset("blobs", shape=(2 * n,), dtype=h5loom.opaque_dtype(3, "rgb"))
@@ -109,13 +106,7 @@ with h5loom.File(path, "w", engine=engine) as f:
 def test_opaque_types_both_ways_with_h5py(tmp_path, monkeypatch, run_h5loom, engine, ranks):
     """Opaque types written by h5loom (tag and bytes; datetime64 with h5py's
     'NUMPY:' tag) read by h5py, and h5py's opaque and datetime64 data read by h5loom."""
-    import sys
-    script = tmp_path / "writer.py"
-    script.write_text(OPAQUE_WRITER)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
-    subprocess.run([MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", str(ranks), sys.executable,
-                    str(script), "opaque.h5", engine], check=True, timeout=300, capture_output=True, cwd=tmp_path,
-                   env=env)
+    run_h5loom(OPAQUE_WRITER.replace("ENGINE", engine), ranks)
     monkeypatch.chdir(tmp_path)  # the log engine's front file names its log relative to the file's directory
     with h5py.File("opaque.h5", "r") as f:
         assert f["blobs"].id.get_type().get_class() == h5py.h5t.OPAQUE
@@ -139,11 +130,7 @@ with h5loom.File("native.h5", "r") as f:
 
 
 EMPTY_WRITER = r'''
-import sys
-import numpy as np
-import h5loom
-
-path, engine = sys.argv[1], sys.argv[2]
+path, engine = "empty.h5", "ENGINE"
 with h5loom.File(path, "w", engine=engine) as f:
     f["nothing"] = h5loom.Empty("f4")
     f["nothing"].attrs["flag"] = h5loom.Empty("i8")
@@ -156,13 +143,7 @@ with h5loom.File(path, "w", engine=engine) as f:
 def test_null_dataspaces_both_ways_with_h5py(tmp_path, monkeypatch, run_h5loom, engine, ranks):
     """h5loom.Empty datasets and attributes read by h5py as h5py.Empty (HDF5's
     null dataspace), and h5py's Empty values read by h5loom."""
-    import sys
-    script = tmp_path / "writer.py"
-    script.write_text(EMPTY_WRITER)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
-    subprocess.run([MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", str(ranks), sys.executable,
-                    str(script), "empty.h5", engine], check=True, timeout=300, capture_output=True, cwd=tmp_path,
-                   env=env)
+    run_h5loom(EMPTY_WRITER.replace("ENGINE", engine), ranks)
     monkeypatch.chdir(tmp_path)
     with h5py.File("empty.h5", "r") as f:
         assert f["nothing"].shape is None

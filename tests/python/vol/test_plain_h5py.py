@@ -312,6 +312,16 @@ def test_hard_and_external_links_copies_and_user_blocks(path):
     assert got["archive/fields/rho"] == got["fields/rho"]
 
 
+def write_my_part(z, mine):
+    """This rank's len(mine) elements of a compressed 1-D dataset, in rank order."""
+    n = len(mine)
+    if N > 1:
+        with z.collective:  # parallel HDF5 writes filtered data collectively only
+            z[n * R:n * (R + 1)] = mine
+    else:
+        z[:] = mine
+
+
 def test_compressed_datasets(path):
     """h5py's filter arguments: every route keeps them (HDF5 and the hdf5 engine
     apply them; the log engine records them for h5loom convert) and the values
@@ -319,12 +329,7 @@ def test_compressed_datasets(path):
     with open_file(path, "w") as f:
         z = f.create_dataset("z", shape=(8 * N,), dtype="f8", chunks=(8,), compression="gzip",
                              compression_opts=6, shuffle=True, fletcher32=True)
-        mine = np.arange(8, dtype="f8") + 100 * R
-        if N > 1:
-            with z.collective:  # parallel HDF5 writes filtered data collectively only
-                z[8 * R:8 * (R + 1)] = mine
-        else:
-            z[:] = mine
+        write_my_part(z, np.arange(8, dtype="f8") + 100 * R)
     want = np.concatenate([np.arange(8) + 100 * k for k in range(N)])
     with open_file(path, "r") as f:
         z = f["z"]
@@ -339,12 +344,7 @@ def test_native_route_has_all_of_hdf5(path):
     """What the object model lacks works on the native route, because HDF5 itself serves it."""
     with open_file(path, "w") as f:
         z = f.create_dataset("z", shape=(8 * N,), dtype="i4", chunks=(8,), compression="gzip")
-        mine = np.arange(8, dtype="i4") + 100 * R
-        if N > 1:
-            with z.collective:  # parallel HDF5 writes filtered data collectively only
-                z[8 * R:8 * (R + 1)] = mine
-        else:
-            z[:] = mine
+        write_my_part(z, np.arange(8, dtype="i4") + 100 * R)
         f["alias"] = z                                   # a hard link
         f["point_t"] = np.dtype([("x", "f4"), ("y", "f4")])  # a committed datatype
         v = f.create_dataset("v", shape=(2,), dtype=h5py.vlen_dtype("i2"))
