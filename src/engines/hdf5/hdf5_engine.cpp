@@ -71,6 +71,7 @@ struct Hdf5File : FileHandle {
   std::map<std::string, Hid> datasets;  // open datasets, kept until close
   std::map<std::string, bool> fill_never;  // per dataset read: written with fill time "never" (it never changes)
   std::map<std::string, bool> filtered;    // per dataset written: has filters (parallel HDF5 writes them collectively)
+  std::map<std::string, Hid> transfer_types;  // per dataset of strings, compounds or arrays: its memory type
   Hid collective_dxpl;                     // more than one rank: collective transfers, for filtered datasets
   // This rank's writes since the last flush, in order (H5Dwrite happens at the
   // flush: collective transfers need every rank in every call).
@@ -349,6 +350,7 @@ class Hdf5Engine final : public engine::Engine {
     f.datasets.clear();  // open datasets below the link would keep old names
     f.fill_never.clear();
     f.filtered.clear();
+    f.transfer_types.clear();
     check(H5Ldelete(f.file.get(), path.c_str(), H5P_DEFAULT), "deleting '" + path + "' in file '" + f.name + "'");
   }
   void move(FileHandle& fh, const std::string& from, const std::string& to) override {
@@ -356,6 +358,7 @@ class Hdf5Engine final : public engine::Engine {
     f.datasets.clear();
     f.fill_never.clear();
     f.filtered.clear();
+    f.transfer_types.clear();
     check(H5Lmove(f.file.get(), from.c_str(), f.file.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
           "moving '" + from + "' to '" + to + "' in file '" + f.name + "'");
   }
@@ -754,7 +757,7 @@ class Hdf5Engine final : public engine::Engine {
     // Variable-length strings arrive as pointers HDF5 allocates; moved into the caller's strings.
     std::vector<char*> strings(dtype.is_varstring() && out ? sel.num_elements(shape) : 0, nullptr);
     void* into = dtype.is_varstring() && out ? static_cast<void*>(strings.data()) : out;
-    check(H5Dread(ds, transfer_type(ds, dtype, path).get(), mspace.get(), fspace.get(), dxpl, into ? into : &dummy),
+    check(H5Dread(ds, transfer_type(f, ds, dtype, path).get(), mspace.get(), fspace.get(), dxpl, into ? into : &dummy),
           "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
     if (!strings.empty()) hdf5lib::take_strings(strings, static_cast<std::string*>(out));
   }
@@ -910,10 +913,15 @@ class Hdf5Engine final : public engine::Engine {
   // is the dataset's in memory): numbers in the host's order, and strings -
   // members and array elements too - padded as the dataset's, so that HDF5
   // copies their bytes as they are (as every engine does) instead of re-padding them.
-  static Hid transfer_type(hid_t ds, const Datatype& dtype, const std::string& path) {
+  // (Asked once per dataset: reads and writes come in loops.)
+  static Hid transfer_type(Hdf5File& f, hid_t ds, const Datatype& dtype, const std::string& path) {
     if (dtype.is_scalar() || dtype.is_varstring() || dtype.is_reference() || dtype.is_enum()) return memory_type(dtype);
-    Hid stored = checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
-    return memory_type(datatype_of_hdf5(stored.get(), path));
+    auto it = f.transfer_types.find(path);
+    if (it == f.transfer_types.end()) {
+      Hid stored = checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+      it = f.transfer_types.emplace(path, memory_type(datatype_of_hdf5(stored.get(), path))).first;
+    }
+    return Hid(it->second.get(), nullptr);  // (the file's cache keeps it)
   }
 
   void transfer_write(Hdf5File& f, const std::string& path, const Selection& sel, Datatype dtype, const void* data,
@@ -926,7 +934,7 @@ class Hdf5Engine final : public engine::Engine {
     static const char dummy = 0;
     // A rank with nothing to write joins with the dataset's own type: no
     // conversion that could fail on it alone (a string dataset has none from numbers).
-    Hid type = data ? transfer_type(ds, dtype, path) : checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
+    Hid type = data ? transfer_type(f, ds, dtype, path) : checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
     std::vector<const char*> strings;  // variable-length strings: HDF5 takes pointers
     if (data && dtype.is_varstring()) {
       strings = hdf5lib::string_pointers(static_cast<const std::string*>(data), sel.num_elements(shape));
