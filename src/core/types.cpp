@@ -71,7 +71,8 @@ void AttributeValue::require_numeric() const {
 }
 
 const std::vector<std::string>& AttributeValue::as_strings() const {
-  if (kind_ != Kind::StringArray && !(kind_ == Kind::Array && dtype_.is_string())) throw DatatypeError("attribute holds " + to_string() + ", not an array of strings");
+  if (kind_ != Kind::StringArray && !(kind_ == Kind::Array && dtype_.is_string()))
+    throw DatatypeError("attribute holds " + to_string() + ", not an array of strings");
   return strings_;
 }
 
@@ -84,7 +85,8 @@ std::vector<ObjectRef> AttributeValue::as_references() const {
 }
 
 const std::string& AttributeValue::as_string() const {
-  if (kind_ != Kind::String && !(kind_ == Kind::Scalar && dtype_.is_string())) throw DatatypeError("attribute holds " + to_string() + ", not a string");
+  if (kind_ != Kind::String && !(kind_ == Kind::Scalar && dtype_.is_string()))
+    throw DatatypeError("attribute holds " + to_string() + ", not a string");
   return text_;
 }
 
