@@ -294,8 +294,13 @@ loom_status loom_group_soft_link(loom_group* g, const char* path, int* is_link, 
 /* A second name `path` for the object `target` (engines with the conformance
  * group "hard_links"): every name is equal, and the object lives while one is left. */
 loom_status loom_group_create_hard_link(loom_group* g, const char* path, const char* target);
-/* *count: how many names (hard links) the object at `path` has (1 without hard links). */
+/* *count: how many names (hard links) the object at `path` has (1 without hard links),
+ * plus the references held on it (below). */
 loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* count);
+/* Collective. HDF5's H5Oincr_refcount (delta +1) / H5Odecr_refcount (-1): a reference held on
+ * the object at `path` besides its names (engines with "reference_counts"); count (may be
+ * NULL) receives loom_group_link_count afterwards. Releasing one not held: LOOM_ERR_USAGE. */
+loom_status loom_group_change_reference_count(loom_group* g, const char* path, int delta, uint64_t* count);
 /* An external link `path` to the object `target` of the file `file` (engines
  * with "external_links"); h5loom does not follow it, HDF5 readers do. */
 loom_status loom_group_create_external_link(loom_group* g, const char* path, const char* file, const char* target);

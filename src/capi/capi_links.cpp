@@ -65,6 +65,19 @@ loom_status loom_group_link_count(loom_group* g, const char* path, uint64_t* cou
   });
 }
 
+loom_status loom_group_change_reference_count(loom_group* g, const char* path, int delta, uint64_t* count) {
+  return collective(
+      __func__, comm_of(g),
+      [&] {
+        as_group(g, "g");
+        text(path, "path");
+      },
+      [&] {
+        const uint64_t after = g->group->change_reference_count(path, delta);
+        if (count) *count = after;
+      });
+}
+
 loom_status loom_group_create_external_link(loom_group* g, const char* path, const char* file, const char* target) {
   return collective(
       __func__, comm_of(g),

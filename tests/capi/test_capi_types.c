@@ -109,6 +109,13 @@ static void test_records(const char* path, const char* engine) {
     OK(loom_group_remove(root, "first"));
     OK(loom_group_link_count(root, "kept/second", &links));
     CHECK(links == 1);
+    /* references held besides the names count with them; one not held cannot be released */
+    OK(loom_group_change_reference_count(root, "kept/second", +1, &links));
+    CHECK(links == 2);
+    OK(loom_group_change_reference_count(root, "kept/second", -1, NULL));
+    CHECK(loom_group_change_reference_count(root, "kept/second", -1, &links) == LOOM_ERR_USAGE);
+    OK(loom_group_link_count(root, "kept/second", &links));
+    CHECK(links == 1);
   }
   CHECK(loom_group_create_hard_link(root, "x", "missing") == LOOM_ERR_NOT_FOUND);
   /* external links: kept, not followed */
