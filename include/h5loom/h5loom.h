@@ -187,6 +187,14 @@ loom_status loom_type_array_of(loom_datatype element, int ndim, const uint64_t* 
 loom_status loom_type_opaque(size_t size, const char* tag, loom_type** out);
 /* A number type as a loom_type (for the calls that take one). */
 loom_status loom_type_scalar(loom_datatype scalar, loom_type** out);
+/* How files store a scalar's or an enum's numbers (memory is always the host's order):
+ * HDF5's ..BE types, numpy's '>i4'. Other loom_types: LOOM_ERR_DATATYPE. */
+typedef enum LOOM_ENUM_BASE { LOOM_LITTLE_ENDIAN = 0, LOOM_BIG_ENDIAN } loom_byte_order;
+loom_status loom_type_set_byte_order(loom_type* t, loom_byte_order order);
+/* Fixed-length strings padded as HDF5 says: NUL-padded (loom_type_string's), NUL-terminated,
+ * space-padded. The bytes are kept as written; the padding tells readers how to trim them. */
+typedef enum LOOM_ENUM_BASE { LOOM_STR_NULLPAD = 0, LOOM_STR_NULLTERM, LOOM_STR_SPACEPAD } loom_string_padding;
+loom_status loom_type_string_padded(size_t length, int utf8, loom_string_padding padding, loom_type** out);
 loom_status loom_type_size(const loom_type* t, size_t* out);
 /* "compound[16]{id: int64 @0, x: float64 @8}", "string[8]", "enum<int8>{red: 0}", "array<float64>[3]", "float64". */
 loom_status loom_type_name(const loom_type* t, char* buf, size_t bufsize, size_t* needed);

@@ -118,6 +118,27 @@ loom_status loom_type_scalar(loom_datatype scalar, loom_type** out) {
   });
 }
 
+loom_status loom_type_set_byte_order(loom_type* t, loom_byte_order order) {
+  return guarded(__func__, [&] {
+    auto& type = need_type(t, "t");
+    if (order != LOOM_LITTLE_ENDIAN && order != LOOM_BIG_ENDIAN)
+      throw h5loom::UsageError(in_call("invalid loom_byte_order value " + std::to_string(static_cast<int>(order))));
+    type.type = type.type.with_byte_order(order == LOOM_BIG_ENDIAN ? h5loom::ByteOrder::Big : h5loom::ByteOrder::Little);
+  });
+}
+
+loom_status loom_type_string_padded(size_t length, int utf8, loom_string_padding padding, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    if (padding != LOOM_STR_NULLPAD && padding != LOOM_STR_NULLTERM && padding != LOOM_STR_SPACEPAD)
+      throw h5loom::UsageError(in_call("invalid loom_string_padding value " + std::to_string(static_cast<int>(padding))));
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype::string(length, utf8 ? h5loom::Datatype::Charset::Utf8 : h5loom::Datatype::Charset::Ascii,
+                                       static_cast<h5loom::Datatype::Padding>(padding));
+    *out = t.release();
+  });
+}
+
 loom_status loom_type_opaque(size_t size, const char* tag, loom_type** out) {
   return guarded(__func__, [&] {
     need_out(out, "out");
@@ -173,7 +194,8 @@ loom_status loom_type_enum_insert(loom_type* e, const char* name, int64_t value)
       throw h5loom::DatatypeError(in_call("loom_type '" + t.type.name() + "' is not an enum"));
     auto values = t.values;
     values.emplace_back(text(name, "name"), value);
-    t.type = h5loom::Datatype::enumeration(t.type.scalar(), values);  // checks names, values, range
+    // (checks names, values, range; keeps the byte order set before)
+    t.type = h5loom::Datatype::enumeration(t.type.scalar(), values).with_byte_order(t.type.byte_order());
     t.values = std::move(values);
   });
 }

@@ -365,6 +365,55 @@ static void test_opaque(const char* path, const char* engine) {
   OK(loom_file_close(f));
 }
 
+/* Big-endian numbers and padded strings: the types' names say so after reopen, values in the host's order. */
+static void test_byte_order_and_padding(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset* d = NULL;
+  loom_type *be = NULL, *padded = NULL, *back = NULL, *str = NULL;
+  const uint64_t n = (uint64_t)nranks_, start = (uint64_t)rank_, one = 1;
+  int32_t mine = 1000 + rank_, all[64];
+  char name[64];
+  int i;
+  OK(loom_type_scalar(LOOM_INT32, &be));
+  OK(loom_type_set_byte_order(be, LOOM_BIG_ENDIAN));
+  OK(loom_type_name(be, name, sizeof name, NULL));
+  CHECK(strcmp(name, "int32be") == 0);
+  OK(loom_type_string_padded(6, 0, LOOM_STR_SPACEPAD, &padded));
+  OK(loom_type_name(padded, name, sizeof name, NULL));
+  CHECK(strcmp(name, "string[6, spacepad]") == 0);
+  OK(loom_type_string(4, 0, &str));
+  CHECK(loom_type_set_byte_order(str, LOOM_BIG_ENDIAN) == LOOM_ERR_DATATYPE);
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_create_dataset_typed(root, "be", be, 1, &n, NULL, NULL, &d));
+  {
+    loom_selection sel = loom_select_box(1, &start, &one);
+    OK(loom_dataset_write(d, &sel, LOOM_INT32, 1, &mine, LOOM_WRITE_COPY)); /* host order, the plain scalar */
+  }
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_open_dataset(root, "be", &d));
+  OK(loom_dataset_type(d, &back));
+  OK(loom_type_name(back, name, sizeof name, NULL));
+  CHECK(strcmp(name, "int32be") == 0);
+  if (nranks_ <= 64) {
+    loom_selection everything = loom_select_all();
+    OK(loom_dataset_read(d, &everything, LOOM_INT32, n, all));
+    for (i = 0; i < nranks_; ++i) CHECK(all[i] == 1000 + i);
+  }
+  OK(loom_type_free(back));
+  OK(loom_type_free(be));
+  OK(loom_type_free(padded));
+  OK(loom_type_free(str));
+  OK(loom_object_close(d));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 /* Null dataspaces: a dataset and an attribute with a type and no elements. */
 static void test_null(const char* path, const char* engine) {
   loom_file* f = NULL;
@@ -473,6 +522,8 @@ int main(int argc, char** argv) {
   test_half(path, argv[2]);
   snprintf(path, sizeof path, "%s/capi-opaque-%s-np%d.h5", argv[1], argv[2], nranks_);
   test_opaque(path, argv[2]);
+  snprintf(path, sizeof path, "%s/capi-order-%s-np%d.h5", argv[1], argv[2], nranks_);
+  test_byte_order_and_padding(path, argv[2]);
   snprintf(path, sizeof path, "%s/capi-null-%s-np%d.h5", argv[1], argv[2], nranks_);
   test_null(path, argv[2]);
   snprintf(path, sizeof path, "%s/capi-filters-%s-np%d.h5", argv[1], argv[2], nranks_);
