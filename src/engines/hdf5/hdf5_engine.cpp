@@ -98,7 +98,8 @@ class Hdf5Engine final : public engine::Engine {
     std::vector<std::string> groups{"file",     "group",  "dataset", "attribute", "selection", "datatype",
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
                                     "order",    "fill",   "external", "references", "attribute_edit", "arrays",
-                                    "opaque",   "null_spaces", "filters", "reference_counts", "shrink", "named_types", "hard_links", "external_links"};
+                                    "opaque",   "null_spaces", "filters", "reference_counts", "shrink",
+                                    "named_types", "hard_links", "external_links"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -345,20 +346,21 @@ class Hdf5Engine final : public engine::Engine {
   }
 
   // ---- links ----
-  void unlink(FileHandle& fh, const std::string& path) override {
-    auto& f = cast(fh);
-    f.datasets.clear();  // open datasets below the link would keep old names
-    f.fill_never.clear();
-    f.filtered.clear();
-    f.transfer_types.clear();
-    check(H5Ldelete(f.file.get(), path.c_str(), H5P_DEFAULT), "deleting '" + path + "' in file '" + f.name + "'");
-  }
-  void move(FileHandle& fh, const std::string& from, const std::string& to) override {
-    auto& f = cast(fh);
+  // Open datasets and what was learnt of them by path: a link change may give a path another dataset.
+  static void forget_datasets(Hdf5File& f) {
     f.datasets.clear();
     f.fill_never.clear();
     f.filtered.clear();
     f.transfer_types.clear();
+  }
+  void unlink(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    forget_datasets(f);  // open datasets below the link would keep old names
+    check(H5Ldelete(f.file.get(), path.c_str(), H5P_DEFAULT), "deleting '" + path + "' in file '" + f.name + "'");
+  }
+  void move(FileHandle& fh, const std::string& from, const std::string& to) override {
+    auto& f = cast(fh);
+    forget_datasets(f);
     check(H5Lmove(f.file.get(), from.c_str(), f.file.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
           "moving '" + from + "' to '" + to + "' in file '" + f.name + "'");
   }
@@ -602,10 +604,11 @@ class Hdf5Engine final : public engine::Engine {
     Hid type = checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
     info.dtype = datatype_of_hdf5(type.get(), path);
     Hid space = checked(H5Dget_space(ds), H5Sclose, "reading the shape of '" + path + "'");
+    Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading the properties of '" + path + "'");
     if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) {  // no elements: h5loom's shape {0}, fixed
       info.null_space = true;
       info.shape = info.max_shape = {0};
-      read_fill_value(ds, path, info);
+      read_fill_value(dcpl.get(), path, info);
       return info;
     }
     int n = H5Sget_simple_extent_ndims(space.get());
@@ -616,7 +619,6 @@ class Hdf5Engine final : public engine::Engine {
     H5Sget_simple_extent_dims(space.get(), dims.data(), maxdims.data());
     info.shape = from_hsize(dims.data(), n);
     info.max_shape = from_hsize(maxdims.data(), n);
-    Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading the layout of '" + path + "'");
     if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
       info.layout = Layout::Chunked;
       std::vector<hsize_t> c(n);
@@ -624,16 +626,15 @@ class Hdf5Engine final : public engine::Engine {
       info.chunks = from_hsize(c.data(), n);
       info.filters = hdf5lib::filters_of(dcpl.get(), "dataset '" + path + "'");
     }
-    read_fill_value(ds, path, info);
+    read_fill_value(dcpl.get(), path, info);
     return info;
   }
 
-  static void read_fill_value(hid_t ds, const std::string& path, DatasetInfo& info) {
-    Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading the fill value of '" + path + "'");
+  static void read_fill_value(hid_t dcpl, const std::string& path, DatasetInfo& info) {
     H5D_fill_value_t defined = H5D_FILL_VALUE_UNDEFINED;
-    if (H5Pfill_value_defined(dcpl.get(), &defined) >= 0 && defined == H5D_FILL_VALUE_USER_DEFINED) {
+    if (H5Pfill_value_defined(dcpl, &defined) >= 0 && defined == H5D_FILL_VALUE_USER_DEFINED) {
       info.fill.resize(datatype_size(info.dtype));
-      check(H5Pget_fill_value(dcpl.get(), memory_type(info.dtype).get(), info.fill.data()),
+      check(H5Pget_fill_value(dcpl, memory_type(info.dtype).get(), info.fill.data()),
             "reading the fill value of '" + path + "'");
       if (std::all_of(info.fill.begin(), info.fill.end(), [](unsigned char b) { return b == 0; })) info.fill.clear();
     }
