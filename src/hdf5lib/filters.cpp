@@ -12,7 +12,11 @@ std::string describe_filter(const Filter& f) {
   return out;
 }
 
-void require_available(const std::vector<Filter>& filters, const std::string& where) {
+void require_applicable(const std::vector<Filter>& filters, const Dims& chunks, const Dims& shape,
+                        const std::string& where) {
+  if (!filters.empty() && chunks.empty())
+    throw UsageError("cannot create " + where + " with filters: its shape " + dims_to_string(shape) +
+                     " has a fixed dimension of 0, which HDF5 cannot chunk");
   for (const auto& f : filters) {
     if (f.optional) continue;  // skipped where it cannot apply, as HDF5 does
     const htri_t available = H5Zfilter_avail(static_cast<H5Z_filter_t>(f.id));

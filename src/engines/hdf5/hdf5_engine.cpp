@@ -547,10 +547,7 @@ class Hdf5Engine final : public engine::Engine {
     }
     if (!spec.filters.empty()) {
       const std::string where = "dataset '" + path + "' in file '" + f.name + "'";
-      if (chunks.empty())
-        throw UsageError("cannot create " + where + " with filters: its shape " + dims_to_string(spec.shape) +
-                         " has a fixed dimension of 0, which HDF5 cannot chunk");
-      hdf5lib::require_available(spec.filters, where);
+      hdf5lib::require_applicable(spec.filters, chunks, spec.shape, where);
       hdf5lib::set_filters(dcpl.get(), spec.filters, where);
     }
     // A fill value is written where nothing else is, whatever the knob says.

@@ -32,9 +32,8 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "opaque", "null_spaces", "filters",
-            "reference_counts",
-            "independent_read", "shrink", "named_types", "hard_links", "external_links"};
+            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "opaque",
+            "null_spaces", "filters", "reference_counts", "independent_read", "shrink", "named_types", "hard_links", "external_links"};
   }
 
   // ---- storage ----
@@ -253,13 +252,8 @@ class LogEngine final : public engine::Engine {
     // The log has no chunks; they are chosen as the hdf5 engine would and kept
     // for conversion to native HDF5.
     const Dims chunks = hdf5lib::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
-    if (!spec.filters.empty()) {  // kept for conversion: a filter h5loom convert could not apply is refused now
-      const std::string where = "dataset '" + path + "' in " + f.where();
-      if (chunks.empty())
-        throw UsageError("cannot create " + where + " with filters: its shape " + dims_to_string(spec.shape) +
-                         " has a fixed dimension of 0, which HDF5 cannot chunk");
-      hdf5lib::require_available(spec.filters, where);
-    }
+    // Filters are kept for conversion: one h5loom convert could not apply is refused now.
+    hdf5lib::require_applicable(spec.filters, chunks, spec.shape, "dataset '" + path + "' in " + f.where());
     record(f, dataset_op(link_path(f, path), spec.dtype, spec.shape,
                          spec.max_shape.empty() ? spec.shape : spec.max_shape, chunks, spec.fill, spec.null_space,
                          spec.filters));
