@@ -61,7 +61,13 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
   if (space_class == H5S_NULL) return AttributeValue::empty(datatype_of_hdf5(type.get(), object));
   const hssize_t npoints = H5Sget_simple_extent_npoints(space.get());
 
-  if (H5Tget_class(type.get()) == H5T_STRING) {
+  // Text: variable-length strings and NUL-terminated fixed-length ones (what
+  // write_attribute_value writes for text, and C strings elsewhere: netCDF,
+  // openPMD). NUL- or space-padded fields of bytes keep their type, as the
+  // log engine keeps it, so the VOL connector gives HDF5 the type it stored.
+  const bool text = H5Tget_class(type.get()) == H5T_STRING &&
+                    (H5Tis_variable_str(type.get()) > 0 || H5Tget_strpad(type.get()) == H5T_STR_NULLTERM);
+  if (text) {
     std::vector<std::string> strings(static_cast<std::size_t>(npoints));
     if (H5Tis_variable_str(type.get()) > 0) {
       Hid mtype = checked(H5Tcopy(H5T_C_S1), H5Tclose, "creating a string type");
@@ -76,12 +82,9 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
       std::size_t width = H5Tget_size(type.get());
       std::vector<char> buf(strings.size() * width + 1, '\0');
       if (!strings.empty()) check(H5Aread(attr.get(), type.get(), buf.data()), "reading " + where);
-      bool space_padded = H5Tget_strpad(type.get()) == H5T_STR_SPACEPAD;
       for (std::size_t i = 0; i < strings.size(); ++i) {
-        // Fixed-length strings: stop at the first NUL, drop space padding.
         std::string x(&buf[i * width], width);
-        x.resize(std::strlen(x.c_str()));
-        if (space_padded) x.erase(x.find_last_not_of(' ') == std::string::npos ? 0 : x.find_last_not_of(' ') + 1);
+        x.resize(std::strlen(x.c_str()));  // up to the first NUL
         strings[i] = std::move(x);
       }
     }
