@@ -410,6 +410,12 @@ void OpenFile::close() {
     return;
   }
   KeepErrorPrinting keep;
+  try {
+    drop_parking(*this);  // objects deleted while open, never linked again
+  } catch (...) {
+    file.close();  // the file closes either way; the first error is reported
+    throw;
+  }
   file.close();
 }
 

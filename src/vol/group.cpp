@@ -63,7 +63,7 @@ herr_t group_get(void* obj, H5VL_group_get_args_t* args, hid_t, void**) {
       case H5VL_GROUP_GET_INFO: {
         auto& a = args->args.get_info;
         const std::string path = locate(o, &a.loc_params);
-        const auto names = o.h5().group(path).list();
+        const auto names = members(*o.file, path, H5_INDEX_NAME, H5_ITER_NATIVE);
         a.ginfo->storage_type = H5G_STORAGE_TYPE_COMPACT;
         a.ginfo->nlinks = names.size();
         a.ginfo->max_corder = o.file->order ? o.h5().group(path).next_creation_order() : int64_t(names.size());

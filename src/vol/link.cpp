@@ -108,9 +108,11 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
           unsupported("a second name for an object (H5Lcreate_hard, H5Olink) with an engine without the conformance "
                       "group 'hard_links'");
         const std::string to = locate(target, &args->args.hard.curr_loc_params);
-        if (target.unlinked && to == target.path)
-          unsupported("linking again an object whose last link was deleted (h5loom removed it with the link)");
         if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
+        if (target.unlinked && to == target.path) {  // kept since its last link went: named again
+          relink_parked(target, path);
+          return herr_t(0);
+        }
         o.h5().create_hard_link(path, to);
         return herr_t(0);
       }
@@ -274,10 +276,7 @@ herr_t link_specific(void* obj, const H5VL_loc_params_t* loc, H5VL_link_specific
     switch (args->op_type) {
       case H5VL_LINK_DELETE: {
         require_links(*o.file, "deleting links");
-        const std::string path = locate(o, loc);
-        const auto open = open_objects_below(*o.file, "/");
-        o.h5().remove(path);
-        links_changed(*o.file, path, "", open);
+        delete_link(*o.file, locate(o, loc));
         return herr_t(0);
       }
       case H5VL_LINK_EXISTS: {

@@ -134,9 +134,58 @@ void links_changed(OpenFile& f, const std::string& from, const std::string& to,
         }
       }
     }
+    if (at_or_below(obj->path, kParkedGroup)) obj->unlinked = true;  // kept, nameless (delete_link)
     if (obj->type == H5I_DATASET && f.file.kind(obj->path) == ObjectKind::Dataset)
       obj->dataset = f.file.dataset(obj->path);
   }
+}
+
+// Whether deleting the hard link `path` leaves an open object without a name:
+// it is the object's only name and a handle of it, or of something below it,
+// is open on some rank (every rank gets the same answer: collective).
+static bool orphans_open_objects(OpenFile& f, const std::string& path) {
+  if (!f.hard_links || f.file.kind(path) == ObjectKind::None || f.file.soft_link(path) ||
+      (f.external_links && f.file.external_link(path)) || f.file.link_count(path) != 1)
+    return false;
+  int open_here = 0;
+  for (auto& [serial, obj] : f.live)
+    if (!obj->path.empty() && at_or_below(obj->path, path)) open_here = 1;
+  if (f.file.size() > 1) MPI_Allreduce(MPI_IN_PLACE, &open_here, 1, MPI_INT, MPI_MAX, f.file.comm());
+  return open_here != 0;
+}
+
+void delete_link(OpenFile& f, const std::string& path) {
+  const auto open = open_objects_below(f, "/");
+  if (!orphans_open_objects(f, path)) {
+    f.file.remove(path);
+    links_changed(f, path, "", open);
+    return;
+  }
+  if (f.file.kind(kParkedGroup) == ObjectKind::None) f.file.create_group(kParkedGroup);
+  std::string parked;
+  do parked = std::string(kParkedGroup) + "/" + std::to_string(f.next_parked++);
+  while (f.file.kind(parked) != ObjectKind::None);
+  f.file.move(path, parked);
+  links_changed(f, path, parked, open);
+}
+
+void relink_parked(Object& o, const std::string& path) {
+  OpenFile& f = *o.file;
+  const std::string from = o.path;
+  const auto open = open_objects_below(f, "/");
+  if (parent_of(from) == kParkedGroup) {  // the parked link itself: it moves to its new name
+    f.file.move(from, path);
+    links_changed(f, from, path, open);
+    drop_empty_parking(f);
+  } else {  // below a parked group: a new name; the group stays parked until the file closes
+    f.file.create_hard_link(path, from);
+    o.path = path;
+    o.unlinked = false;
+  }
+}
+
+void drop_parking(OpenFile& f) {
+  if (f.file.mode() != Mode::Read && f.file.kind(kParkedGroup) == ObjectKind::Group) f.file.remove(kParkedGroup);
 }
 
 // ---- names -----------------------------------------------------------------------------
@@ -176,6 +225,10 @@ std::vector<std::string> members(OpenFile& f, const std::string& path, H5_index_
     std::sort(names.begin(), names.end());  // HDF5's name index: strcmp order
   } else {
     throw UsageError("invalid index type " + std::to_string(int(index)));
+  }
+  if (path == "/") {  // the parking group is the connector's, not the application's
+    const auto parking = std::find(names.begin(), names.end(), std::string(kParkedGroup + 1));
+    if (parking != names.end()) names.erase(parking);
   }
   if (order == H5_ITER_DEC) std::reverse(names.begin(), names.end());
   else if (order != H5_ITER_INC && order != H5_ITER_NATIVE)

@@ -122,8 +122,8 @@ struct Object : Handle {
   };
   std::optional<Anonymous> anonymous;
   // Its last link was deleted while it was open: it has no name (H5Iget_name
-  // gives none). HDF5 would keep it until closed, to be linked again; h5loom
-  // removed it with the link.
+  // gives none). With hard links it is kept under kParkedGroup until linked
+  // again or the file closes (delete_link); without, it went with the link.
   bool unlinked = false;
   uint64_t serial = 0;
   // The file handle (its serial) this object was opened through: H5Fget_obj_count's H5F_OBJ_LOCAL.
@@ -155,10 +155,21 @@ struct Object : Handle {
 // links_changed finds them again - at another name, or where the move took
 // them through another name. Empty for engines without hard links.
 std::map<uint64_t, uint64_t> open_objects_below(OpenFile& f, const std::string& path);
-// Where anonymous datasets wait for H5Olink (Object::Anonymous::parked).
+// Where anonymous datasets wait for H5Olink (Object::Anonymous::parked), and
+// objects whose last link was deleted while open wait for a new one (delete_link).
 inline constexpr const char* kParkedGroup = "/_h5loom_anonymous";
 // An anonymous dataset released unnamed: its parked object goes (collective).
 void drop_parked(Object& o);
+// Deletes the link `path` (collective). An object that loses its last name
+// while it (or something below it) is open on some rank is kept, as HDF5
+// keeps it until closed: the link moves under kParkedGroup, where its handles
+// stay usable without a name (H5Iget_name gives none) until relink_parked
+// names it again or the file closes (drop_parking).
+void delete_link(OpenFile& f, const std::string& path);
+// H5Lcreate_hard/H5Olink of an open object delete_link kept: it gets `path` (collective).
+void relink_parked(Object& o, const std::string& path);
+// At close (collective): what is still parked goes.
+void drop_parking(OpenFile& f);
 // After links moved or went (collective): objects below `from` now live below
 // `to` (empty: they went); an object `kept` (from open_objects_below) names
 // whose path no longer leads to it is found by its token, else has no name;

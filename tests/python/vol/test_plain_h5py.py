@@ -276,6 +276,45 @@ def test_links_change_while_objects_are_open(path):
     assert problems == [], problems
 
 
+def member_names(group):
+    """Sorted, by index (h5py's keys() needs the native connector: test_listing_members)."""
+    return sorted(group.id.get_objname_by_idx(i).decode() for i in range(len(group)))
+
+
+def test_objects_deleted_while_open_stay_until_closed(path):
+    """As in HDF5: an open dataset or group whose last link is deleted stays
+    usable without a name, a new link names it again, and what is not linked
+    again is gone once the file closes."""
+    with open_file(path, "w") as f:
+        d = f.create_dataset("d", shape=(5,), dtype="f8")
+        g = f.create_group("g")
+        g.attrs["step"] = 3
+        inner = f.create_dataset("g/inner", shape=(3,), dtype="i8")
+        t = f.create_dataset("temporary", shape=(2,), dtype="i8")
+        if R == 0:  # (one writer: the log engine's front file maps its blocks)
+            d[...], inner[...], t[...] = np.arange(5.0), np.arange(3), np.arange(2)
+        f.flush()        # MPI-IO's sync-barrier-sync: every rank reads what rank 0 wrote
+        COMM.Barrier()
+        del f["d"]
+        del f["g"]
+        del f["temporary"]
+        assert d.name is None and g.name is None
+        assert len(f) == 0  # H5Gget_info: the kept objects are not members
+        np.testing.assert_array_equal(d[...], np.arange(5.0))
+        assert g.attrs["step"] == 3
+        np.testing.assert_array_equal(g["inner"][...], np.arange(3))
+        np.testing.assert_array_equal(t[...], np.arange(2))
+        f["again"] = d                  # H5Olink: named again
+        f["inner_again"] = g["inner"]   # a member of a nameless group
+        assert d.name == "/again"
+    with open_file(path, "r") as f:
+        assert member_names(f) == ["again", "inner_again"]
+        np.testing.assert_array_equal(f["again"][...], np.arange(5.0))
+        np.testing.assert_array_equal(f["inner_again"][...], np.arange(3))
+    seen = stock_read(path)
+    assert sorted(k for k in seen if k != "@attrs") == ["again", "inner_again"], seen
+
+
 def test_hard_and_external_links_copies_and_user_blocks(path):
     """h5py's hard links (f[name] = obj), ExternalLink, Group.copy and userblock_size
     through the connector, read back through it and by stock h5py."""
