@@ -331,6 +331,16 @@ class Group(_Node):
         gave it more (h5py: ``h5py.h5o.get_info(obj.id).rc``). Collective."""
         return self._obj.link_count(path)
 
+    def change_reference_count(self, path: str, delta: int) -> int:
+        """Holds (``delta=+1``) or releases (``-1``) a reference on the object at ``path``
+        besides its names, kept in the file: HDF5's ``H5Oincr_refcount`` /
+        ``H5Odecr_refcount`` (h5py: ``h5py.h5o.incref``). Returns the new
+        ``link_count``. Releasing a reference the object does not hold raises
+        ``UsageError``. Engines with "reference_counts" (hdf5, log). Collective."""
+        if delta not in (1, -1):
+            raise UsageError(f"change_reference_count('{path}', {delta!r}): delta is +1 or -1")
+        return self._obj.change_reference_count(path, delta)
+
     def dereference(self, ref: Reference) -> str:
         """The absolute path of the object ``ref`` names (``self[ref]`` opens it).
         NotFoundError for a null reference, a removed object, or a reference of

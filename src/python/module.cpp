@@ -442,6 +442,7 @@ NB_MODULE(_core, m) {
         return std::make_pair(link->file, link->path);
       })
       .def("link_count", &Group::link_count)
+      .def("change_reference_count", &Group::change_reference_count)
       // Every object below, once each: [(absolute path, kind)] - kind as kind() gives it.
       .def("visit", [](const Group& g) {
         std::vector<std::pair<std::string, std::string>> out;

@@ -62,6 +62,13 @@ std::vector<unsigned char> exchange_entries(LogFile& f, const Entries& e) {
 
 void make_visible(LogFile& f) {
   WritePipeline& pipe = *f.writing->pipeline;
+  // Nothing to place on any rank - a flush point right after another, as when
+  // an HDF5 program closes its datasets one after another, each a flush point
+  // through the connector: one collective instead of a placement round, and
+  // the round stays open.
+  int mine = pipe.has_work() ? 1 : 0, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f.team.comm);
+  if (!any) return;
   const Placement placed = pipe.place();  // first: the index is exchanged before the bytes move
   const Entries entries = encode_entries(f);
   if (entries.total > 0) {

@@ -61,6 +61,10 @@ class WritePipeline {
   // Collective: every piece goes to the log; a new round of regions opens.
   void write_out();
 
+  // Whether this rank has anything a placement would move or settle: pieces,
+  // or region writes of this round. Not collective.
+  bool has_work() const { return !pieces_.pieces().empty() || regions_.busy(); }
+
   // The two halves of a write-out, for the commit protocol. Collective.
   Placement place();
   // Moves the placed bytes; `meanwhile` (if given) runs on every rank while

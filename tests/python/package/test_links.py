@@ -189,6 +189,24 @@ def test_hard_links(tmp_path, engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_reference_counts(tmp_path, engine):
+    """change_reference_count holds a reference besides the names (H5Oincr_refcount),
+    kept in the file; releasing one not held is refused."""
+    path = tmp_path / "rc.h5"
+    with h5loom.File(path, "w", engine=engine) as f:
+        f.create_dataset("x", data=np.arange(3))
+        assert f.change_reference_count("x", +1) == 2 and f.link_count("x") == 2
+    with h5loom.File(path, "a", engine=engine) as f:
+        assert f.link_count("x") == 2
+        assert f.change_reference_count("x", -1) == 1
+        with pytest.raises(h5loom.UsageError, match="x"):
+            f.change_reference_count("x", -1)
+        with pytest.raises(h5loom.UsageError, match="delta"):
+            f.change_reference_count("x", 2)
+        np.testing.assert_array_equal(f["x"][...], np.arange(3))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_convert_keeps_hard_links(tmp_path, engine):
     import subprocess, os, pathlib
     src, dst = tmp_path / "src.h5", tmp_path / "dst.h5"
