@@ -138,7 +138,7 @@ enum class ByteOrder : uint8_t { Little, Big };
 
 class Datatype {
  public:
-  enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference, Array, Opaque };
+  enum class Class : uint8_t { Scalar, Compound, String, Enum, VarString, Reference, Array, Opaque, Sequence };
   enum class Charset : uint8_t { Ascii, Utf8 };
   // How a fixed-length string fills its length (HDF5's H5T_STR_NULLPAD, _NULLTERM, _SPACEPAD).
   enum class Padding : uint8_t { NullPad, NullTerm, SpacePad };
@@ -160,13 +160,14 @@ class Datatype {
 
   // A compound of `members` (names unique and non-empty, each inside the
   // element, none overlapping another). size 0: just past the last member.
+  // A variable-length string member is a `char*` in memory (HDF5's layout).
   static Datatype compound(std::vector<Member> members, std::size_t size = 0);
   // Fixed-length strings of `length` bytes (more than 0), NUL-padded unless said otherwise.
   static Datatype string(std::size_t length, Charset charset = Charset::Ascii, Padding padding = Padding::NullPad);
   // Names for values of an integer scalar (names unique and non-empty, values distinct).
   static Datatype enumeration(Scalar base, std::vector<std::pair<std::string, int64_t>> values);
   // Variable-length strings: in memory each element is a std::string (no NUL
-  // bytes inside); Dataset::write/read with std::string. Not a compound member.
+  // bytes inside); Dataset::write/read with std::string. (A compound member: a `char*`, types only so far.)
   static Datatype varstring(Charset charset = Charset::Ascii);
   // Object references: each element an ObjectRef.
   static Datatype reference();
@@ -176,6 +177,12 @@ class Datatype {
   // `size` (1 byte to 4 GiB) uninterpreted bytes per element, with a `tag` of
   // at most 255 bytes (no NUL) naming what they hold ("" for none).
   static Datatype opaque(std::size_t size, std::string tag = "");
+  // A variable-length sequence of `element`s (HDF5's H5T_VLEN, h5py's
+  // vlen_dtype): in memory each element is a VarSequence. So far a type to
+  // describe and commit (named datatypes, and what a file written elsewhere
+  // holds): datasets and attributes whose elements hold sequences, or
+  // variable-length strings inside a compound, raise DatatypeError.
+  static Datatype sequence(const Datatype& element);
 
   Class type_class() const { return class_; }
   bool is_scalar() const { return class_ == Class::Scalar; }
@@ -186,6 +193,10 @@ class Datatype {
   bool is_reference() const { return class_ == Class::Reference; }
   bool is_array() const { return class_ == Class::Array; }
   bool is_opaque() const { return class_ == Class::Opaque; }
+  bool is_sequence() const { return class_ == Class::Sequence; }
+  // Sequences anywhere in an element, or variable-length strings inside a
+  // compound: parts of variable length that datasets and attributes do not hold yet.
+  bool has_variable_length_parts() const;
   // References anywhere in an element (this type or a compound member, nested):
   // their values mean something only in the file that made them.
   bool has_references() const;
@@ -203,12 +214,14 @@ class Datatype {
   const std::vector<uint64_t>& array_dims() const;  // array only
   uint64_t array_count() const;                 // array only: elements per array (the product of dims)
   const std::string& opaque_tag() const;        // opaque only
+  const Datatype& sequence_element() const;     // sequence only
 
   // "float64", "int32be" (stored big-endian), "string[16]", "utf8[16]",
   // "string[16, nullterm]", "string[16, spacepad]", "string" and "utf8" (variable
   // length), "reference", "enum<uint8>{red: 0, green: 1}",
   // "compound[16]{x: float64 @0, id: int64 @8}", "array<float64>[2, 3]",
-  // "opaque[13]" and "opaque[13]{tag}" (a tag holding a delimiter quoted).
+  // "opaque[13]" and "opaque[13]{tag}" (a tag holding a delimiter quoted),
+  // "vlen<float32>" (a sequence).
   // datatype_from_name reads every name this writes back.
   std::string name() const;
 
@@ -228,6 +241,20 @@ struct Member {
   std::size_t offset = 0;
   Datatype type;
 };
+
+// One element of a variable-length sequence in memory: HDF5's hvl_t.
+struct VarSequence {
+  std::size_t length;  // elements
+  void* data;
+};
+
+// Bytes a compound member of type `t` takes in its element: t.size(), but a
+// variable-length string member is a `char*`.
+std::size_t member_size(const Datatype& t);
+
+// Why a dataset or an attribute of a type with has_variable_length_parts() is
+// refused (the end of the DatatypeError's message, after the object and type).
+extern const char* const kVariableLengthPartsRefused;
 
 inline const Datatype Datatype::Int8{Scalar::Int8};
 inline const Datatype Datatype::Int16{Scalar::Int16};

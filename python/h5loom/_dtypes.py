@@ -331,6 +331,8 @@ def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
         return np.dtype((_dtype_from_tree(tree[2]), tuple(tree[1])))
     if kind == "opaque":
         return _opaque_dtype(tree[1], tree[2].decode("utf-8", "replace"))
+    if kind == "sequence":  # h5py's vlen_dtype(base): described, not yet read (docs/python.md)
+        return np.dtype("O", metadata={"vlen": _dtype_from_tree(tree[1])})
     names, offsets, formats = zip(*[(name, offset, _dtype_from_tree(sub)) for name, offset, sub in tree[2]])
     return np.dtype({"names": list(names), "formats": list(formats), "offsets": list(offsets),
                      "itemsize": tree[1]})

@@ -24,6 +24,12 @@ struct Datatype::Detail {
   std::string tag;                                      // opaque
 };
 
+std::size_t member_size(const Datatype& t) { return t.is_varstring() ? sizeof(char*) : t.size(); }
+
+const char* const kVariableLengthPartsRefused =
+    "variable-length sequences, and variable-length strings inside compounds, are types h5loom describes and "
+    "commits as named datatypes but does not hold in datasets or attributes yet";
+
 std::size_t scalar_size(Scalar s) {
   return dispatch_scalar(s, [](auto v) { return sizeof(v); });
 }
@@ -104,15 +110,11 @@ Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
   std::size_t end = 0;
   for (const auto& m : members) {
     if (m.name.empty()) throw DatatypeError("a compound datatype's member has an empty name");
-    if (m.type.is_varstring())
-      throw DatatypeError("compound datatype: member '" + m.name +
-                          "' is a variable-length string, which h5loom keeps only as a whole dataset's type; "
-                          "use a fixed-length string (Datatype::string(N))");
     if (!names.insert(m.name).second)
       throw DatatypeError("compound datatype: member name '" + m.name + "' appears twice");
-    if (m.offset > (~std::size_t{0} >> 1) || m.type.size() > (~std::size_t{0} >> 1) - m.offset)
+    if (m.offset > (~std::size_t{0} >> 1) || member_size(m.type) > (~std::size_t{0} >> 1) - m.offset)
       throw DatatypeError("compound datatype: member '" + m.name + "' has an impossible offset " + std::to_string(m.offset));
-    end = std::max(end, m.offset + m.type.size());
+    end = std::max(end, m.offset + member_size(m.type));
   }
   if (size == 0) size = end;
   // Members sorted by offset must not overlap and must fit in the element.
@@ -121,10 +123,10 @@ Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
   std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
   for (std::size_t i = 0; i < by_offset.size(); ++i) {
     const Member& m = *by_offset[i];
-    if (m.offset > size || m.type.size() > size - m.offset)
+    if (m.offset > size || member_size(m.type) > size - m.offset)
       throw DatatypeError("compound datatype: member '" + m.name + "' (" + m.type.name() + " at offset " +
                           std::to_string(m.offset) + ") ends past the element size " + std::to_string(size));
-    if (i + 1 < by_offset.size() && m.offset + m.type.size() > by_offset[i + 1]->offset)
+    if (i + 1 < by_offset.size() && m.offset + member_size(m.type) > by_offset[i + 1]->offset)
       throw DatatypeError("compound datatype: members '" + m.name + "' and '" + by_offset[i + 1]->name +
                           "' overlap (offsets " + std::to_string(m.offset) + " and " +
                           std::to_string(by_offset[i + 1]->offset) + ")");
@@ -212,6 +214,33 @@ Datatype Datatype::opaque(std::size_t size, std::string tag) {
   return t;
 }
 
+Datatype Datatype::sequence(const Datatype& element) {
+  Datatype t;
+  t.class_ = Class::Sequence;
+  auto d = std::make_shared<Detail>();
+  d->size = sizeof(VarSequence);
+  d->element = element;
+  t.detail_ = std::move(d);
+  return t;
+}
+
+const Datatype& Datatype::sequence_element() const {
+  if (class_ != Class::Sequence) throw DatatypeError("datatype " + name() + " is not a variable-length sequence");
+  return detail_->element;
+}
+
+bool Datatype::has_variable_length_parts() const {
+  switch (class_) {
+    case Class::Sequence: return true;
+    case Class::Array: return detail_->element.has_variable_length_parts();
+    case Class::Compound:
+      for (const auto& m : detail_->members)
+        if (m.type.is_varstring() || m.type.has_variable_length_parts()) return true;
+      return false;
+    default: return false;
+  }
+}
+
 const std::string& Datatype::opaque_tag() const {
   if (class_ != Class::Opaque) throw DatatypeError("datatype " + name() + " is not opaque");
   return detail_->tag;
@@ -229,6 +258,7 @@ Datatype Datatype::with_byte_order(ByteOrder order) const {
 // (members and array elements too): what in_memory() takes away.
 static bool has_file_only_properties(const Datatype& t) {
   if (t.is_array()) return has_file_only_properties(t.array_element());
+  if (t.is_sequence()) return has_file_only_properties(t.sequence_element());
   if (t.is_compound()) {
     for (const auto& m : t.members())
       if (has_file_only_properties(m.type)) return true;
@@ -245,6 +275,7 @@ Datatype Datatype::in_memory() const {
     case Class::Enum: return with_byte_order(ByteOrder::Little);
     case Class::String: return string(detail_->size, detail_->charset);
     case Class::Array: return array(detail_->element.in_memory(), detail_->dims);
+    case Class::Sequence: return sequence(detail_->element.in_memory());
     case Class::Compound: {
       std::vector<Member> members = detail_->members;
       for (auto& m : members) m.type = m.type.in_memory();
@@ -342,6 +373,7 @@ std::string Datatype::name() const {
     case Class::Opaque:
       return "opaque[" + std::to_string(detail_->size) + "]" +
              (detail_->tag.empty() ? "" : "{" + name_token(detail_->tag) + "}");
+    case Class::Sequence: return "vlen<" + detail_->element.name() + ">";
     case Class::Array: {
       std::string out = "array<" + detail_->element.name() + ">[";
       for (std::size_t i = 0; i < detail_->dims.size(); ++i) out += (i ? ", " : "") + std::to_string(detail_->dims[i]);
@@ -376,6 +408,7 @@ bool Datatype::operator==(const Datatype& o) const {
     case Class::Reference: return true;
     case Class::Opaque: return detail_->size == o.detail_->size && detail_->tag == o.detail_->tag;
     case Class::Array: return detail_->dims == o.detail_->dims && detail_->element == o.detail_->element;
+    case Class::Sequence: return detail_->element == o.detail_->element;
     case Class::Enum:
       return scalar_ == o.scalar_ && big_endian_ == o.big_endian_ && detail_->values == o.detail_->values;
     case Class::Compound: {
@@ -388,6 +421,15 @@ bool Datatype::operator==(const Datatype& o) const {
     }
   }
   return false;
+}
+
+// A compound member or a sequence's element: as format_element, but a
+// variable-length string there is a char* (HDF5's layout), not a std::string.
+static std::string format_part(const Datatype& t, const unsigned char* p) {
+  if (!t.is_varstring()) return format_element(t, p);
+  const char* text = nullptr;
+  std::memcpy(&text, p, sizeof text);
+  return text ? "\"" + std::string(text) + "\"" : "null";
 }
 
 std::string format_element(const Datatype& t, const void* p) {
@@ -435,11 +477,20 @@ std::string format_element(const Datatype& t, const void* p) {
       for (uint64_t i = 0; i < t.array_count(); ++i) out += (i ? ", " : "") + format_element(e, bytes + i * e.size());
       return out + "]";
     }
+    case Datatype::Class::Sequence: {
+      VarSequence v;
+      std::memcpy(&v, bytes, sizeof v);
+      const Datatype& e = t.sequence_element();
+      std::string out = "[";
+      for (std::size_t i = 0; i < v.length && v.data; ++i)
+        out += (i ? ", " : "") + format_part(e, static_cast<const unsigned char*>(v.data) + i * member_size(e));
+      return out + "]";
+    }
     case Datatype::Class::Compound: {
       std::string out = "{";
       for (std::size_t i = 0; i < t.members().size(); ++i) {
         const Member& m = t.members()[i];
-        out += (i ? ", " : "") + m.name + ": " + format_element(m.type, bytes + m.offset);
+        out += (i ? ", " : "") + m.name + ": " + format_part(m.type, bytes + m.offset);
       }
       return out + "}";
     }
@@ -453,7 +504,7 @@ void clear_padding(const Datatype& t, void* data, std::size_t count) {
   auto* bytes = static_cast<unsigned char*>(data);
   std::vector<bool> covered(t.size(), false);
   for (const auto& m : t.members())
-    for (std::size_t b = 0; b < m.type.size(); ++b) covered[m.offset + b] = true;
+    for (std::size_t b = 0; b < member_size(m.type); ++b) covered[m.offset + b] = true;
   for (std::size_t i = 0; i < count; ++i) {
     unsigned char* element = bytes + i * t.size();
     for (std::size_t b = 0; b < t.size(); ++b)
@@ -489,7 +540,7 @@ namespace {
 [[noreturn]] void bad_name(std::string_view all, const std::string& why) {
   throw DatatypeError("cannot read datatype name '" + std::string(all) + "': " + why +
                       " (expected int8..int64, uint8..uint64, float32, float64, a numpy code like 'f8', "
-                      "string[N], utf8[N], string, utf8, reference, enum<T>{...}, compound[N]{...}, array<T>[N, ...] or "
+                      "string[N], utf8[N], string, utf8, reference, enum<T>{...}, compound[N]{...}, array<T>[N, ...], vlen<T> or "
                       "opaque[N]{tag})");
 }
 
@@ -541,7 +592,7 @@ struct NameReader {
     return neg ? uint64_t(-int64_t(v)) : v;
   }
   Datatype type(int depth) {
-    if (depth > 16) bad_name(all, "compounds and arrays nest more than 16 deep");
+    if (depth > 16) bad_name(all, "compounds, arrays and sequences nest more than 16 deep");
     skip();
     // numpy byte-order prefixes: native and little-endian are the default, '>' big-endian.
     bool big = false;
@@ -589,6 +640,12 @@ struct NameReader {
         expect('}');
       }
       return Datatype::opaque(size, std::move(tag));
+    }
+    if (lower == "vlen") {
+      expect('<');
+      Datatype element = type(depth + 1);
+      expect('>');
+      return Datatype::sequence(element);
     }
     if (lower == "array") {
       expect('<');

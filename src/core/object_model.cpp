@@ -394,6 +394,9 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
       throw UsageError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) +
                        " given for a contiguous layout");
   }
+  if (spec.dtype.has_variable_length_parts())
+    throw DatatypeError("cannot create " + where + " of type " + datatype_name(spec.dtype) + ": " +
+                        kVariableLengthPartsRefused);
   if (!spec.fill.empty() && (spec.dtype.is_varstring() || spec.dtype.has_references()))
     throw DatatypeError("cannot create " + where + ": a " + datatype_name(spec.dtype) +
                         " dataset has no fill value (unwritten elements read as empty strings and null references)");
@@ -563,6 +566,9 @@ static void check_transfer(const FileState& f, const std::string& path, const Da
                            const char* verb) {
   // std::string elements go to variable-length strings of either charset.
   // Memory is in the host's byte order whatever files store (Datatype::in_memory).
+  if (info.dtype.has_variable_length_parts())
+    throw DatatypeError(std::string("cannot ") + verb + " dataset '" + path + "' of type " +
+                        datatype_name(info.dtype) + " in " + f.describe_file() + ": " + kVariableLengthPartsRefused);
   if (dtype.in_memory() != info.dtype.in_memory() && !(dtype.is_varstring() && info.dtype.is_varstring()))
     throw DatatypeError(std::string("cannot ") + verb + " " + datatype_name(dtype) + " data " +
                         (verb[0] == 'w' ? "to" : "from") + " dataset '" + path + "' of type " +

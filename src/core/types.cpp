@@ -44,6 +44,8 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
   if (dtype.is_varstring())
     throw DatatypeError("an attribute of variable-length strings is a string or a list of strings "
                         "(AttributeValue(std::string), AttributeValue(std::vector<std::string>))");
+  if (dtype.has_variable_length_parts())
+    throw DatatypeError("an attribute of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
   v.bytes_.resize(count * datatype_size(dtype));
   if (count) std::memcpy(v.bytes_.data(), data, v.bytes_.size());
   clear_padding(dtype, v.bytes_.data(), count);  // equal values, equal bytes

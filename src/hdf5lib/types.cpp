@@ -103,6 +103,10 @@ Hid build(const Datatype& t, bool in_file) {
       if (!t.opaque_tag().empty()) check(H5Tset_tag(o.get(), t.opaque_tag().c_str()), what);
       return o;
     }
+    case Datatype::Class::Sequence: {
+      Hid element = build(t.sequence_element(), in_file);
+      return checked(H5Tvlen_create(element.get()), H5Tclose, what);
+    }
     case Datatype::Class::Array: {
       Hid element = build(t.array_element(), in_file);
       std::vector<hsize_t> dims(t.array_dims().begin(), t.array_dims().end());
@@ -211,6 +215,10 @@ Datatype datatype_of_hdf5(hid_t type, const std::string& object) {
     std::string text(tag);
     H5free_memory(tag);
     return Datatype::opaque(H5Tget_size(type), std::move(text));
+  }
+  if (cls == H5T_VLEN) {
+    Hid element = checked(H5Tget_super(type), H5Tclose, what);
+    return Datatype::sequence(datatype_of_hdf5(element.get(), object));
   }
   if (cls == H5T_ARRAY) {
     Hid element = checked(H5Tget_super(type), H5Tclose, what);

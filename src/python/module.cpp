@@ -132,7 +132,7 @@ InArray as_array(nb::handle obj, const std::string& what) {
 // A datatype as nested tuples for Python to build a numpy dtype from:
 // ("scalar", "float64"), ("string", length, "ascii"|"utf8"), ("vlen", "ascii"|"utf8"),
 // ("reference",), ("enum", base, [(name, value)...]), ("compound", size, [(name, offset, tree)...]),
-// ("array", [dims...], tree), ("opaque", size, tag as bytes).
+// ("array", [dims...], tree), ("opaque", size, tag as bytes), ("sequence", tree).
 nb::object type_tree(const Datatype& t) {
   switch (t.type_class()) {
     case Datatype::Class::Scalar: return nb::make_tuple("scalar", scalar_name(t.scalar()));
@@ -153,6 +153,7 @@ nb::object type_tree(const Datatype& t) {
     }
     case Datatype::Class::Opaque:
       return nb::make_tuple("opaque", t.size(), nb::bytes(t.opaque_tag().data(), t.opaque_tag().size()));
+    case Datatype::Class::Sequence: return nb::make_tuple("sequence", type_tree(t.sequence_element()));
     case Datatype::Class::Compound: {
       nb::list members;
       for (const auto& m : t.members()) members.append(nb::make_tuple(m.name, m.offset, type_tree(m.type)));

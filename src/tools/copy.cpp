@@ -98,7 +98,8 @@ class Copier {
         if (options_.attributes) copy_attributes(from_.group(src), g, false);
         if (options_.shallow && depth > 0) return;
         auto source = from_.group(src);
-        for (const auto& name : order_ ? source.list_in_creation_order() : source.list()) {
+        for (const auto& name : in_creation_order([&] { return source.list_in_creation_order(); },
+                                                  [&] { return source.list(); })) {
           const std::string child = join(src, name);
           if (auto external = source.external_link(name)) {  // kept: h5loom does not follow them
             g.create_external_link(name, external->file, external->path);
@@ -146,7 +147,8 @@ class Copier {
 
   // `with_references`: copy only the attributes that hold references (false: only the others).
   void copy_attributes(const Object& from, Object& to, bool with_references) {
-    for (const auto& name : order_ ? from.attribute_names_in_creation_order() : from.attribute_names()) {
+    for (const auto& name : in_creation_order([&] { return from.attribute_names_in_creation_order(); },
+                                              [&] { return from.attribute_names(); })) {
       AttributeValue v = from.attribute(name);
       const bool has = !v.is_string() && !v.is_string_array() && v.dtype().has_references();
       if (has != with_references) continue;
@@ -185,6 +187,19 @@ class Copier {
   }
 
   static std::string describe(const File& f) { return "file '" + f.filename() + "'"; }
+
+  // Names in creation order where the source keeps it, else by name (a group
+  // or object of a file written elsewhere without creation-order tracking:
+  // its listing in creation order raises UsageError, alike on every rank).
+  template <class InOrder, class ByName>
+  std::vector<std::string> in_creation_order(InOrder in_order, ByName by_name) const {
+    if (!order_) return by_name();
+    try {
+      return in_order();
+    } catch (const UsageError&) {
+      return by_name();
+    }
+  }
 
   File& from_;
   File& to_;

@@ -115,6 +115,8 @@ AttributeValue zero_value(hid_t type, hid_t space, const std::string& what) {
     return AttributeValue(std::vector<std::string>(count));
   }
   const Datatype dtype = model_type(type, what);
+  if (dtype.has_variable_length_parts())
+    throw DatatypeError("cannot create " + what + " of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
   std::vector<unsigned char> zeros(count * datatype_size(dtype), 0);
   return AttributeValue::from_raw(kind, dtype, count, zeros.data());
 }

@@ -67,6 +67,38 @@ TEST_F(named_types, CommittedTypesKeepTheirTypeAndAttributesAfterReopen) {
   EXPECT_EQ(values[3].id, 4);
 }
 
+// Types with parts of variable length (HDF5's H5T_VLEN; strings inside a
+// compound): committed and read back; datasets and attributes of them refused.
+TEST_F(named_types, VariableLengthTypesAreCommittedButNotYetHeld) {
+  const auto path = file_path();
+  const auto hits = Datatype::sequence(Datatype::Int32);
+  const auto row = Datatype::compound({{"name", 0, Datatype::varstring(Datatype::Charset::Utf8)},
+                                       {"hits", 8, hits}, {"x", 24, Datatype::Float64}});
+  {
+    auto f = File::create(path, options());
+    f.commit_datatype("hits", hits);
+    f.commit_datatype("row", row);
+    f.commit_datatype("ragged_rows", Datatype::sequence(row));
+    DatasetSpec spec;
+    spec.dtype = hits;
+    spec.shape = {3};
+    EXPECT_THROW(f.create_dataset("d", spec), DatatypeError);
+    spec.dtype = row;
+    try {
+      f.create_dataset("d", spec);
+      ADD_FAILURE() << "a dataset of " << row.name() << " was created";
+    } catch (const DatatypeError& e) {
+      EXPECT_NE(std::string(e.what()).find("'/d'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("not hold"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(f.kind("d"), ObjectKind::None);
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_EQ(f.named_datatype("hits").dtype(), hits);
+  EXPECT_EQ(f.named_datatype("row").dtype(), row);
+  EXPECT_EQ(f.named_datatype("ragged_rows").dtype(), Datatype::sequence(row));
+}
+
 TEST_F(named_types, LinksAndReferencesReachNamedTypes) {
   const auto path = file_path();
   {

@@ -61,8 +61,33 @@ TEST(Datatype, VariableLengthStringsAndReferencesByName) {
   EXPECT_NE(Datatype::varstring(), Datatype::string(8));
   EXPECT_TRUE(types[3].has_references());
   EXPECT_FALSE(Datatype::compound({{"x", 0, Datatype::Float64}}).has_references());
-  EXPECT_THROW(datatype_from_name("compound[32]{s: string @0}"), DatatypeError);  // not a compound member
+  EXPECT_TRUE(datatype_from_name("compound[32]{s: string @0}").has_variable_length_parts());  // a char* member
   EXPECT_THROW(AttributeValue::from_raw(AttributeValue::Kind::Array, Datatype::varstring(), 0, nullptr), DatatypeError);
+}
+
+TEST(Datatype, VariableLengthSequencesAreDescribed) {
+  const auto floats = Datatype::sequence(Datatype::Float32);
+  EXPECT_EQ(floats.name(), "vlen<float32>");
+  EXPECT_EQ(floats.size(), sizeof(VarSequence));
+  EXPECT_EQ(floats.sequence_element(), Datatype::Float32);
+  EXPECT_TRUE(floats.has_variable_length_parts());
+  EXPECT_FALSE(Datatype::varstring().has_variable_length_parts());  // a whole element's string: datasets hold it
+  // HDF5's layout: a variable-length string member is a char*, a sequence an hvl_t.
+  const auto row = Datatype::compound({{"name", 0, Datatype::varstring()},
+                                       {"hits", 8, Datatype::sequence(Datatype::Int32.with_byte_order(ByteOrder::Big))},
+                                       {"x", 24, Datatype::Float64}});
+  EXPECT_EQ(row.size(), 32u);
+  EXPECT_TRUE(row.has_variable_length_parts());
+  EXPECT_EQ(row.in_memory().members()[1].type, Datatype::sequence(Datatype::Int32));
+  const Datatype types[] = {floats, row, Datatype::sequence(floats), Datatype::array(floats, {2}),
+                            Datatype::sequence(Datatype::varstring(Datatype::Charset::Utf8))};
+  for (const auto& t : types) EXPECT_EQ(datatype_from_name(t.name()), t) << t.name();
+  EXPECT_NE(floats, Datatype::sequence(Datatype::Float64));
+  EXPECT_THROW(Datatype::compound({{"name", 0, Datatype::varstring()}, {"x", 4, Datatype::Float64}}), DatatypeError);
+  EXPECT_THROW(AttributeValue::from_raw(AttributeValue::Kind::Scalar, floats, 0, nullptr), DatatypeError);
+  int32_t hits[] = {3, 4};
+  const VarSequence one{2, hits};
+  EXPECT_EQ(format_element(Datatype::sequence(Datatype::Int32), &one), "[3, 4]");
 }
 
 TEST(Datatype, ReferencesInElementsAreVisitedAndPaddingCleared) {

@@ -72,6 +72,8 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
     if (H5Tis_variable_str(type.get()) > 0) {
       Hid mtype = checked(H5Tcopy(H5T_C_S1), H5Tclose, "creating a string type");
       H5Tset_size(mtype.get(), H5T_VARIABLE);
+      // The stored character set: HDF5 converts no variable-length string to another (h5py writes UTF-8).
+      H5Tset_cset(mtype.get(), H5Tget_cset(type.get()));
       std::vector<char*> ptrs(strings.size(), nullptr);
       if (!ptrs.empty()) check(H5Aread(attr.get(), mtype.get(), ptrs.data()), "reading " + where);
       for (std::size_t i = 0; i < ptrs.size(); ++i) {
@@ -92,6 +94,8 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
     return AttributeValue(std::move(strings));
   }
   Datatype dt = datatype_of_hdf5(type.get(), object);
+  if (dt.has_variable_length_parts())  // (before HDF5 allocates the sequences)
+    throw DatatypeError("cannot read " + where + " of type " + dt.name() + ": " + kVariableLengthPartsRefused);
   std::vector<unsigned char> buf(static_cast<std::size_t>(npoints) * datatype_size(dt));
   if (npoints > 0) check(H5Aread(attr.get(), memory_type(dt).get(), buf.data()), "reading " + where);
   auto kind = space_class == H5S_SCALAR ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;

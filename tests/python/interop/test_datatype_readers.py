@@ -190,3 +190,45 @@ with h5loom.File("native.h5", "r") as f:
     np.testing.assert_array_equal(f["y"][...], [0, 1, 2, 3])
     assert f["y"].dtype == np.uint16
 ''')
+
+
+def test_variable_length_sequences_of_h5py_are_described(tmp_path, monkeypatch, run_h5loom):
+    """h5py's ragged arrays (vlen_dtype) and a committed vlen type: h5loom shows
+    their types and refuses their data with an error naming the dataset."""
+    monkeypatch.chdir(tmp_path)
+    with h5py.File("ragged.h5", "w") as f:
+        ragged = f.create_dataset("ragged", (2,), dtype=h5py.vlen_dtype("i4"))
+        ragged[0], ragged[1] = [1, 2, 3], [4]
+        f["hits"] = h5py.vlen_dtype("f8")  # a committed type
+        f["plain"] = np.arange(3)
+        f["plain"].attrs["units"] = "m"   # h5py: a variable-length UTF-8 string
+        f.attrs["note"] = "ragged rows"
+    run_h5loom('''
+with h5loom.File("ragged.h5", "r", engine="hdf5") as f:
+    assert f["plain"].attrs["units"] == "m" and f.attrs["note"] == "ragged rows"
+    assert f["ragged"].dtype == np.dtype("O") and f["ragged"].dtype.metadata["vlen"] == np.dtype("i4")
+    assert f["hits"].dtype.metadata["vlen"] == np.dtype("f8")
+    try:
+        f["ragged"][...]
+        raise SystemExit("a variable-length sequence was read")
+    except h5loom.DatatypeError as e:
+        assert "'/ragged'" in str(e) and "vlen<int32>" in str(e), e
+    np.testing.assert_array_equal(f["plain"][...], np.arange(3))
+''')
+
+
+def test_h5py_files_convert(tmp_path, monkeypatch):
+    """h5loom convert of a plain h5py file (no creation-order tracking, UTF-8
+    string attributes): members and attributes by name, values kept."""
+    monkeypatch.chdir(tmp_path)
+    with h5py.File("plain.h5", "w") as f:
+        f["a/x"] = np.arange(3)
+        f["a"].attrs["units"] = "m"
+        f.attrs["z"], f.attrs["b"] = 1, 2
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    done = subprocess.run([str(BUILD / "h5loom"), "convert", "plain.h5", "copy.h5"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with h5py.File("copy.h5", "r") as f:
+        np.testing.assert_array_equal(f["a/x"][...], np.arange(3))
+        assert f["a"].attrs["units"] in ("m", b"m") and sorted(f.attrs) == ["b", "z"]
