@@ -337,8 +337,6 @@ class Group(_Node):
         ``H5Odecr_refcount`` (h5py: ``h5py.h5o.incref``). Returns the new
         ``link_count``. Releasing a reference the object does not hold raises
         ``UsageError``. Engines with "reference_counts" (hdf5, log). Collective."""
-        if delta not in (1, -1):
-            raise UsageError(f"change_reference_count('{path}', {delta!r}): delta is +1 or -1")
         return self._obj.change_reference_count(path, delta)
 
     def dereference(self, ref: Reference) -> str:

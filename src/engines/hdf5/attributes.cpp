@@ -65,11 +65,11 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
   // write_attribute_value writes for text, and C strings elsewhere: netCDF,
   // openPMD). NUL- or space-padded fields of bytes keep their type, as the
   // log engine keeps it, so the VOL connector gives HDF5 the type it stored.
-  const bool text = H5Tget_class(type.get()) == H5T_STRING &&
-                    (H5Tis_variable_str(type.get()) > 0 || H5Tget_strpad(type.get()) == H5T_STR_NULLTERM);
-  if (text) {
+  const bool is_string = H5Tget_class(type.get()) == H5T_STRING;
+  const bool variable = is_string && H5Tis_variable_str(type.get()) > 0;
+  if (is_string && (variable || H5Tget_strpad(type.get()) == H5T_STR_NULLTERM)) {
     std::vector<std::string> strings(static_cast<std::size_t>(npoints));
-    if (H5Tis_variable_str(type.get()) > 0) {
+    if (variable) {
       Hid mtype = checked(H5Tcopy(H5T_C_S1), H5Tclose, "creating a string type");
       H5Tset_size(mtype.get(), H5T_VARIABLE);
       // The stored character set: HDF5 converts no variable-length string to another (h5py writes UTF-8).
