@@ -172,8 +172,8 @@ void delete_link(OpenFile& f, const std::string& path) {
 void relink_parked(Object& o, const std::string& path) {
   OpenFile& f = *o.file;
   const std::string from = o.path;
-  const auto open = open_objects_below(f, "/");
   if (parent_of(from) == kParkedGroup) {  // the parked link itself: it moves to its new name
+    const auto open = open_objects_below(f, "/");
     f.file.move(from, path);
     links_changed(f, from, path, open);
     drop_empty_parking(f);
