@@ -28,6 +28,7 @@
 #include "h5loom/errors.hpp"
 #include "h5loom/selection.hpp"
 #include "h5loom/types.hpp"
+#include "h5loom/variable_length.hpp"
 
 namespace h5loom {
 

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "h5loom/types.hpp"
+#include "h5loom/variable_length.hpp"
 
 using namespace h5loom;
 
@@ -88,6 +90,79 @@ TEST(Datatype, VariableLengthSequencesAreDescribed) {
   int32_t hits[] = {3, 4};
   const VarSequence one{2, hits};
   EXPECT_EQ(format_element(Datatype::sequence(Datatype::Int32), &one), "[3, 4]");
+}
+
+// A row of HDF5's layout: a char* member, then an hvl_t of int32.
+struct Row {
+  char* name;
+  VarSequence hits;
+  double x;
+};
+
+TEST(VariableLength, PackedElementsUnpackToEqualCopies) {
+  const Datatype row = Datatype::compound({{"name", offsetof(Row, name), Datatype::varstring()},
+                                           {"hits", offsetof(Row, hits), Datatype::sequence(Datatype::Int32)},
+                                           {"x", offsetof(Row, x), Datatype::Float64}},
+                                          sizeof(Row));
+  int32_t hits[] = {7, 8, 9};
+  char name[] = "alpha";
+  Row rows[3] = {{name, {3, hits}, 1.5}, {nullptr, {0, nullptr}, -2}, {name, {1, hits + 2}, 0}};
+  const auto packed = pack_variable_length(row, rows, 3);
+  // Equal values pack equally, whatever the pointers and padding are.
+  EXPECT_EQ(pack_variable_length(row, rows, 3), packed);
+  EXPECT_EQ(packed_element_size(row, packed.data(), packed.size()), 8 + 5 + 8 + 3 * 4 + 8);
+  Row back[3];
+  unpack_variable_length(row, packed.data(), packed.size(), back, 3);
+  EXPECT_STREQ(back[0].name, "alpha");
+  EXPECT_NE(back[0].name, name);  // its own copy
+  ASSERT_EQ(back[0].hits.length, 3u);
+  EXPECT_EQ(static_cast<int32_t*>(back[0].hits.data)[2], 9);
+  EXPECT_EQ(back[1].name, nullptr);  // a null string stays null
+  EXPECT_EQ(back[1].hits.data, nullptr);
+  EXPECT_EQ(back[1].x, -2);
+  EXPECT_EQ(static_cast<int32_t*>(back[2].hits.data)[0], 9);
+  EXPECT_EQ(variable_length_bytes(row, back, 3), 6 + 3 * 4 + 6 + 4);
+  EXPECT_EQ(format_element(row, &back[0]), "{name: \"alpha\", hits: [7, 8, 9], x: 1.5}");
+  reclaim_variable_length(row, back, 3);
+  EXPECT_EQ(back[0].name, nullptr);
+  EXPECT_EQ(back[0].hits.length, 0u);
+  // Sequences of sequences and of strings.
+  const Datatype nested = Datatype::sequence(Datatype::sequence(Datatype::varstring()));
+  char a[] = "a", b[] = "bc";
+  char* words[] = {a, b};
+  VarSequence inner[] = {{2, words}, {0, nullptr}};
+  VarSequence outer{2, inner};
+  const auto p2 = pack_variable_length(nested, &outer, 1);
+  VarSequence copy;
+  copy_variable_length(nested, &outer, &copy, 1);
+  EXPECT_EQ(pack_variable_length(nested, &copy, 1), p2);
+  EXPECT_EQ(format_element(nested, &copy), "[[\"a\", \"bc\"], []]");
+  reclaim_variable_length(nested, &copy, 1);
+}
+
+TEST(VariableLength, DamagedPackedBytesRaiseCorruption) {
+  const Datatype seq = Datatype::sequence(Datatype::Float64);
+  double v[] = {1, 2};
+  VarSequence one{2, v};
+  auto packed = pack_variable_length(seq, &one, 1);
+  VarSequence out;
+  // Truncated, one byte too many, a length far past the bytes, two elements asked of one.
+  EXPECT_THROW(unpack_variable_length(seq, packed.data(), packed.size() - 1, &out, 1), CorruptionError);
+  auto longer = packed;
+  longer.push_back(0);
+  EXPECT_THROW(unpack_variable_length(seq, longer.data(), longer.size(), &out, 1), CorruptionError);
+  auto huge = packed;
+  huge[7] = 0x10;  // length 2 + 2^60
+  EXPECT_THROW(unpack_variable_length(seq, huge.data(), huge.size(), &out, 1), CorruptionError);
+  EXPECT_THROW(packed_element_size(seq, huge.data(), huge.size()), CorruptionError);
+  VarSequence two[2];
+  EXPECT_THROW(unpack_variable_length(seq, packed.data(), packed.size(), two, 2), CorruptionError);
+  // A string with a NUL inside.
+  const Datatype strings = Datatype::sequence(Datatype::varstring());
+  const unsigned char bad[] = {1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 'a', 0};
+  EXPECT_THROW(unpack_variable_length(strings, bad, sizeof bad, &out, 1), CorruptionError);
+  // Whole variable-length strings are std::string elements, not parts.
+  EXPECT_THROW(pack_variable_length(Datatype::varstring(), nullptr, 0), DatatypeError);
 }
 
 TEST(Datatype, ReferencesInElementsAreVisitedAndPaddingCleared) {
