@@ -8,7 +8,9 @@
 //    as HDF5 says (NUL-padded by default; NUL-terminated; space-padded) - the
 //    bytes are kept as written, the padding says how readers trim them;
 //  * variable-length strings: each element a std::string in memory (HDF5's
-//    variable-length strings in files); not inside compounds;
+//    variable-length strings in files); inside a compound or a sequence, a char*;
+//  * variable-length sequences of any type (HDF5's H5T_VLEN): each a
+//    VarSequence (hvl_t) in memory (variable_length.hpp);
 //  * enums: names for the values of an integer scalar;
 //  * object references: an ObjectRef (8 bytes) naming a group or dataset of
 //    the same file (Group::reference / Group::dereference); usable in
@@ -167,7 +169,7 @@ class Datatype {
   // Names for values of an integer scalar (names unique and non-empty, values distinct).
   static Datatype enumeration(Scalar base, std::vector<std::pair<std::string, int64_t>> values);
   // Variable-length strings: in memory each element is a std::string (no NUL
-  // bytes inside); Dataset::write/read with std::string. (A compound member: a `char*`, types only so far.)
+  // bytes inside); Dataset::write/read with std::string. (Inside a compound or a sequence: a `char*`.)
   static Datatype varstring(Charset charset = Charset::Ascii);
   // Object references: each element an ObjectRef.
   static Datatype reference();
@@ -178,10 +180,11 @@ class Datatype {
   // at most 255 bytes (no NUL) naming what they hold ("" for none).
   static Datatype opaque(std::size_t size, std::string tag = "");
   // A variable-length sequence of `element`s (HDF5's H5T_VLEN, h5py's
-  // vlen_dtype): in memory each element is a VarSequence. So far a type to
-  // describe and commit (named datatypes, and what a file written elsewhere
-  // holds): datasets and attributes whose elements hold sequences, or
-  // variable-length strings inside a compound, raise DatatypeError.
+  // vlen_dtype): in memory each element is a VarSequence (variable_length.hpp:
+  // reads allocate the parts, reclaim_variable_length releases them). Datasets
+  // hold them on engines with the conformance group "variable_length";
+  // attributes whose elements hold sequences, or variable-length strings
+  // inside a compound, raise DatatypeError so far.
   static Datatype sequence(const Datatype& element);
 
   Class type_class() const { return class_; }
@@ -280,12 +283,19 @@ Datatype datatype_from_name(std::string_view name);
 std::string format_element(const Datatype& t, const void* p);
 
 // Memory for `n` elements of any datatype, for code that handles every type
-// alike (tools, copies): bytes, or std::string objects for variable-length strings.
+// alike (tools, copies, engines keeping a write): bytes, or std::string
+// objects for variable-length strings; the parts of elements with
+// variable-length parts (variable_length.hpp) are released with it.
 class ElementBuffer {
  public:
   ElementBuffer() = default;
   ElementBuffer(const Datatype& t, std::size_t n) { resize(t, n); }
+  ~ElementBuffer() { release_parts(); }
+  ElementBuffer(const ElementBuffer&) = delete;  // the parts have one owner
+  ElementBuffer& operator=(const ElementBuffer&) = delete;
+  // `n` zeroed elements of `t` (empty strings and sequences); what it held is released.
   void resize(const Datatype& t, std::size_t n) {
+    release_parts();
     type_ = t;
     if (t.is_varstring()) strings_.assign(n, std::string()), bytes_.clear();
     else bytes_.assign(n * t.size(), 0), strings_.clear();
@@ -294,14 +304,12 @@ class ElementBuffer {
   const void* element(std::size_t i) const {
     return type_.is_varstring() ? static_cast<const void*>(&strings_[i]) : &bytes_[i * type_.size()];
   }
-  // Bytes of data held (for variable-length strings: their characters).
-  std::size_t payload_bytes() const {
-    std::size_t n = bytes_.size();
-    for (const auto& s : strings_) n += s.size();
-    return n;
-  }
+  // Bytes of data held (for variable-length strings: their characters; with
+  // variable-length parts: the elements and their parts).
+  std::size_t payload_bytes() const;
 
  private:
+  void release_parts();
   Datatype type_;
   std::vector<unsigned char> bytes_;
   std::vector<std::string> strings_;

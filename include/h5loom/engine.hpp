@@ -12,6 +12,11 @@
 //  * Variable-length strings (conformance group "vlen_strings") are
 //    std::string elements in memory: a write's buffer is always Owned (an
 //    engine can keep it as it is), and read() assigns to the `out` strings.
+//  * Elements with variable-length parts (conformance group "variable_length":
+//    sequences, strings inside compounds; variable_length.hpp) have HDF5's
+//    memory layout: a write's buffer is always Owned, parts included, and
+//    read() allocates the parts it writes into `out` with malloc (the
+//    program releases them with reclaim_variable_length).
 //  * Every call on an open file is collective over the file's communicator
 //    (all ranks make the same calls on the same objects in the same order),
 //    except put(): each rank puts its own writes, as many as it likes.

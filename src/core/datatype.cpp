@@ -27,8 +27,8 @@ struct Datatype::Detail {
 std::size_t member_size(const Datatype& t) { return t.is_varstring() ? sizeof(char*) : t.size(); }
 
 const char* const kVariableLengthPartsRefused =
-    "variable-length sequences, and variable-length strings inside compounds, are types h5loom describes and "
-    "commits as named datatypes but does not hold in datasets or attributes yet";
+    "attributes do not hold variable-length sequences, or variable-length strings inside compounds, yet "
+    "(datasets do)";
 
 std::size_t scalar_size(Scalar s) {
   return dispatch_scalar(s, [](auto v) { return sizeof(v); });

@@ -335,6 +335,17 @@ Group Group::group(const std::string& path) const {
   return Group(file_, abs);
 }
 
+// Object references inside a sequence: the log engine could not translate
+// them for its front file (for_each_reference does not enter sequences).
+static bool references_in_sequences(const Datatype& t) {
+  if (t.is_sequence()) return t.sequence_element().has_references() || references_in_sequences(t.sequence_element());
+  if (t.is_array()) return references_in_sequences(t.array_element());
+  if (t.is_compound())
+    for (const auto& m : t.members())
+      if (references_in_sequences(m.type)) return true;
+  return false;
+}
+
 static void validate_spec(const DatasetSpec& spec, const std::string& path, const FileState& f) {
   auto where = "dataset '" + path + "' in " + f.describe_file();
   if (!spec.filters.empty()) {
@@ -394,12 +405,15 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
       throw UsageError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) +
                        " given for a contiguous layout");
   }
-  if (spec.dtype.has_variable_length_parts())
-    throw DatatypeError("cannot create " + where + " of type " + datatype_name(spec.dtype) + ": " +
-                        kVariableLengthPartsRefused);
-  if (!spec.fill.empty() && (spec.dtype.is_varstring() || spec.dtype.has_references()))
+  if (references_in_sequences(spec.dtype))
+    throw DatatypeError("cannot create " + where + " of type " + datatype_name(spec.dtype) +
+                        ": object references inside variable-length sequences are not held (references may be "
+                        "elements or compound members)");
+  if (!spec.fill.empty() &&
+      (spec.dtype.is_varstring() || spec.dtype.has_references() || spec.dtype.has_variable_length_parts()))
     throw DatatypeError("cannot create " + where + ": a " + datatype_name(spec.dtype) +
-                        " dataset has no fill value (unwritten elements read as empty strings and null references)");
+                        " dataset has no fill value (unwritten elements read as empty strings and sequences, and "
+                        "null references)");
   if (!spec.fill.empty() && spec.fill.size() != datatype_size(spec.dtype))
     throw DatatypeError("cannot create " + where + ": the fill value has " + std::to_string(spec.fill.size()) +
                         " bytes, not one element of " + datatype_name(spec.dtype) + " (" +
@@ -561,14 +575,21 @@ static engine::WriteBuffer own_strings(const std::string* data, std::size_t n, c
   return engine::WriteBuffer::owned(std::move(copy), p);
 }
 
+// A write's own deep copy of elements with variable-length parts (the
+// program may change or free its parts as soon as write() returns), released
+// when the engine drops the buffer.
+static engine::WriteBuffer own_parts(const Datatype& t, const void* data, std::size_t n) {
+  auto copy = std::make_shared<ElementBuffer>(t, n);
+  copy_variable_length(t, data, copy->data(), n);
+  const void* p = copy->data();
+  return engine::WriteBuffer::owned(std::move(copy), p);
+}
+
 static void check_transfer(const FileState& f, const std::string& path, const DatasetInfo& info,
                            const Selection& sel, Datatype dtype, const void* buf, std::size_t n,
                            const char* verb) {
   // std::string elements go to variable-length strings of either charset.
   // Memory is in the host's byte order whatever files store (Datatype::in_memory).
-  if (info.dtype.has_variable_length_parts())
-    throw DatatypeError(std::string("cannot ") + verb + " dataset '" + path + "' of type " +
-                        datatype_name(info.dtype) + " in " + f.describe_file() + ": " + kVariableLengthPartsRefused);
   if (dtype.in_memory() != info.dtype.in_memory() && !(dtype.is_varstring() && info.dtype.is_varstring()))
     throw DatatypeError(std::string("cannot ") + verb + " " + datatype_name(dtype) + " data " +
                         (verb[0] == 'w' ? "to" : "from") + " dataset '" + path + "' of type " +
@@ -628,6 +649,8 @@ void Dataset::enqueue_write(const Selection& sel, Datatype dtype, const void* da
     // own deep copy (owned), checked once here.
     w.dtype = inf.dtype;
     w.buffer = own_strings(static_cast<const std::string*>(data), n, path_);
+  } else if (dtype.has_variable_length_parts()) {
+    w.buffer = own_parts(dtype, data, n);  // (pointers cannot be copied as bytes either)
   } else {
     w.buffer = copy ? WriteBuffer::borrowed(data, Lifetime::DuringCall)
                : keep_alive ? WriteBuffer::owned(std::move(keep_alive), data)

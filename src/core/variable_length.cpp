@@ -312,4 +312,17 @@ std::size_t variable_length_bytes(const Datatype& t, const void* data, std::size
   return total;
 }
 
+// ---- ElementBuffer (datatype.hpp) ----------------------------------------------------
+
+void ElementBuffer::release_parts() {
+  if (type_.has_variable_length_parts()) reclaim_variable_length(type_, bytes_.data(), bytes_.size() / type_.size());
+}
+
+std::size_t ElementBuffer::payload_bytes() const {
+  std::size_t n = bytes_.size();
+  for (const auto& s : strings_) n += s.size();
+  if (type_.has_variable_length_parts()) n += variable_length_bytes(type_, bytes_.data(), bytes_.size() / type_.size());
+  return n;
+}
+
 }  // namespace h5loom

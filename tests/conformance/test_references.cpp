@@ -164,9 +164,6 @@ TEST_F(vlen_strings, BadStringsAreRefusedAndLoseNothing) {
                DatatypeError);
   EXPECT_THROW(s.write(Selection::box({0}, {1}), std::vector<std::string>{"a", "b"}), SelectionError);
   DatasetSpec spec;
-  spec.dtype = Datatype::compound({{"name", 0, Datatype::varstring()}});  // a type, not yet held in datasets
-  spec.shape = {1};
-  EXPECT_THROW(f.create_dataset("in_compound", spec), DatatypeError);
   spec.dtype = Datatype::varstring();
   spec.shape = {1};
   spec.fill = {'x'};

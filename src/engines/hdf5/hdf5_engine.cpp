@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -104,7 +105,7 @@ class Hdf5Engine final : public engine::Engine {
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
     // its one-process drivers can.
-    if (settings_.driver != "mpio") groups.push_back("vlen_strings");
+    if (settings_.driver != "mpio") groups.insert(groups.end(), {"vlen_strings", "variable_length"});
     if (settings_.driver != "mpio" || !kParallelRefsLimited) groups.push_back("reference_datasets");
     // With collective metadata reads, every rank must make every metadata
     // access (a chunk index lookup in H5Dread is one): a rank cannot read alone.
@@ -528,11 +529,11 @@ class Hdf5Engine final : public engine::Engine {
                        "': parallel HDF5 " H5_VERS_INFO " (the hdf5 engine's MPI-IO driver) cannot write datasets of "
                        "object references (attributes of them it can). Use the log engine, or the hdf5 engine's "
                        "driver \"sec2\" or \"core\" on one rank");
-    if (spec.dtype.is_varstring() && settings_.driver == "mpio")
-      throw UsageError("cannot create dataset '" + path + "' of variable-length strings in file '" + f.name +
+    if ((spec.dtype.is_varstring() || spec.dtype.has_variable_length_parts()) && settings_.driver == "mpio")
+      throw UsageError("cannot create dataset '" + path + "' of " + spec.dtype.name() + " in file '" + f.name +
                        "': parallel HDF5 (the hdf5 engine's MPI-IO driver) cannot write variable-length data. "
-                       "Use fixed-length strings (Datatype::string(N)), the log engine, or the hdf5 engine's "
-                       "driver \"sec2\" or \"core\" on one rank");
+                       "Use fixed-length strings (Datatype::string(N)) or arrays, the log engine, or the hdf5 "
+                       "engine's driver \"sec2\" or \"core\" on one rank");
     Dims chunks = hdf5lib::resolve_chunks(path, spec, settings_.chunked_by_default, settings_.chunk_target_bytes);
     if (!chunks.empty()) {
       auto c = to_hsize(chunks);
@@ -748,6 +749,15 @@ class Hdf5Engine final : public engine::Engine {
     // Variable-length strings arrive as pointers HDF5 allocates; moved into the caller's strings.
     std::vector<char*> strings(dtype.is_varstring() && out ? sel.num_elements(shape) : 0, nullptr);
     void* into = dtype.is_varstring() && out ? static_cast<void*>(strings.data()) : out;
+    // Variable-length parts: allocated with malloc, as the engine interface says (not HDF5's own allocator).
+    Hid malloc_dxpl;
+    if (dtype.has_variable_length_parts()) {
+      malloc_dxpl = checked(dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : H5Pcopy(dxpl), H5Pclose,
+                            "copying a transfer property list");
+      check(H5Pset_vlen_mem_manager(malloc_dxpl.get(), allocate_part, nullptr, release_part, nullptr),
+            "setting the allocator of variable-length data");
+      dxpl = malloc_dxpl.get();
+    }
     check(H5Dread(ds, transfer_type(f, ds, dtype, path).get(), mspace.get(), fspace.get(), dxpl, into ? into : &dummy),
           "reading " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
     if (!strings.empty()) hdf5lib::take_strings(strings, static_cast<std::string*>(out));
@@ -913,6 +923,9 @@ class Hdf5Engine final : public engine::Engine {
     H5Sget_simple_extent_dims(space, dims.data(), nullptr);
     return from_hsize(dims.data(), n);
   }
+
+  static void* allocate_part(std::size_t size, void*) { return std::malloc(size); }
+  static void release_part(void* p, void*) { std::free(p); }
 
   // The memory type of a transfer of `dtype` (the object model has checked it
   // is the dataset's in memory): numbers in the host's order, and strings -

@@ -1,5 +1,7 @@
 #include "engines/log/front_file.hpp"
 
+#include "h5loom/variable_length.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -253,6 +255,8 @@ class FrontReferences {
       for (const auto& [k, s] : held.strings) (*strings)[k] = s;
       const void* data = strings->data();
       w.buffer = engine::WriteBuffer::owned(std::move(strings), data);
+    } else if (info.dtype.has_variable_length_parts()) {
+      w.buffer = unpacked(info.dtype, w.elements, held);
     } else {
       const std::size_t es = info.dtype.size();
       auto bytes = std::make_shared<std::vector<unsigned char>>(w.elements * es);
@@ -265,6 +269,16 @@ class FrontReferences {
   }
 
  private:
+  // Held packed elements in HDF5's memory layout, dense (never written: empty),
+  // their parts released with the buffer.
+  static engine::WriteBuffer unpacked(const Datatype& t, uint64_t n, const HeldValues& held) {
+    auto parts = std::make_shared<ElementBuffer>(t, std::size_t(n));
+    auto* bytes = static_cast<unsigned char*>(parts->data());
+    for (const auto& [k, e] : held.elements) unpack_variable_length(t, e.data(), e.size(), bytes + k * t.size(), 1);
+    const void* data = parts->data();
+    return engine::WriteBuffer::owned(std::move(parts), data);
+  }
+
   void translate(const Datatype& t, void* data, std::size_t count) {
     for_each_reference(t, data, count, [&](ObjectRef& r) {
       if (r.is_null()) return;

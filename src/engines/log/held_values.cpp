@@ -4,6 +4,7 @@
 
 #include "core/mpi_util.hpp"
 #include "engines/log/boxes.hpp"
+#include "h5loom/variable_length.hpp"
 
 namespace h5loom::logengine {
 
@@ -44,6 +45,8 @@ Json elements_op(const std::string& path, const Selection& sel, const Datatype& 
   if (dtype.is_varstring()) {
     const auto* s = static_cast<const std::string*>(data);
     op["strings"] = std::vector<std::string>(s, s + n);
+  } else if (dtype.has_variable_length_parts()) {
+    op["packed"] = Json::binary(pack_variable_length(dtype, data, n));
   } else {
     const auto* p = static_cast<const std::uint8_t*>(data);
     op["bytes"] = Json::binary(std::vector<std::uint8_t>(p, p + n * dtype.size()));
@@ -69,6 +72,28 @@ void apply_elements(Tree& tree, int id, const Json& op, const std::function<void
     for (const auto& s : strings)
       if (!s.is_string()) bad("holds a value that is not text");
     for_each_selected(sel, info.shape, [&](uint64_t at, uint64_t k) { v.strings[at] = strings[k].get<std::string>(); });
+  } else if (info.dtype.has_variable_length_parts()) {
+    // Each element's packed bytes, split and checked here: a damaged record
+    // fails when the log is replayed, not when the element is read.
+    const Json& packed = op.at("packed");
+    if (!packed.is_binary()) bad("holds packed elements that are not bytes");
+    const auto& bytes = packed.get_binary();
+    std::vector<std::pair<std::size_t, std::size_t>> spans(n);  // (offset, size) of element k
+    std::size_t at = 0;
+    for (auto& [offset, size] : spans) {
+      try {
+        size = packed_element_size(info.dtype, bytes.data() + at, bytes.size() - at);
+      } catch (const CorruptionError& e) {
+        bad(std::string("has a damaged element (") + e.what() + ")");
+      }
+      offset = at;
+      at += size;
+    }
+    if (at != bytes.size()) bad("has bytes after its last element");
+    for_each_selected(sel, info.shape, [&](uint64_t to, uint64_t k) {
+      const auto begin = bytes.begin() + std::ptrdiff_t(spans[k].first);
+      v.elements[to].assign(begin, begin + std::ptrdiff_t(spans[k].second));
+    });
   } else {
     const auto& bytes = op.at("bytes").get_binary();
     const std::size_t es = info.dtype.size();
@@ -117,6 +142,19 @@ void read_held(const Tree& tree, int id, const Selection& sel, void* out) {
   }
   const std::size_t es = info.dtype.size();
   auto* p = static_cast<unsigned char*>(out);
+  if (info.dtype.has_variable_length_parts()) {
+    std::memset(p, 0, sel.num_elements(info.shape) * es);  // a failure part-way leaves only whole elements to release
+    try {
+      for_each_selected(sel, info.shape, [&](uint64_t at, uint64_t k) {
+        auto e = v.elements.find(at);
+        if (e != v.elements.end()) unpack_variable_length(info.dtype, e->second.data(), e->second.size(), p + k * es, 1);
+      });
+    } catch (...) {
+      reclaim_variable_length(info.dtype, p, sel.num_elements(info.shape));
+      throw;
+    }
+    return;
+  }
   for_each_selected(sel, info.shape, [&](uint64_t at, uint64_t k) {
     auto e = v.elements.find(at);
     if (e == v.elements.end()) std::memset(p + k * es, 0, es);

@@ -1,5 +1,7 @@
 // Datasets the log engine keeps in its metadata instead of its data log:
-// variable-length strings (no fixed element size to place in blocks) and
+// variable-length strings and elements with variable-length parts (sequences,
+// strings inside compounds: no fixed element size to place in blocks; held
+// packed, variable_length.hpp) and
 // elements holding object references (their tokens are the log's, and the
 // front file must show HDF5's: it writes them translated, which needs their
 // values when it is built, before the last epoch's blocks are on disk).
@@ -19,7 +21,9 @@
 namespace h5loom::logengine {
 
 // Whether the log keeps datasets of this type in its metadata.
-inline bool held_in_metadata(const Datatype& t) { return t.is_varstring() || t.has_references(); }
+inline bool held_in_metadata(const Datatype& t) {
+  return t.is_varstring() || t.has_references() || t.has_variable_length_parts();
+}
 
 // The `elements` operation: `n` elements of `dtype` at `data` (std::string
 // elements for variable-length strings) for `sel` of the dataset at `path`.
@@ -36,7 +40,8 @@ void apply_elements(Tree& tree, int id, const Json& op, const std::function<void
 // their new row-major places, and those outside the new shape are gone.
 void regrid_held(Tree& tree, int id, const Dims& old_shape);
 // Reads `sel` of the held dataset `id` into the dense buffer `out` (std::string
-// elements for variable-length strings); unwritten elements read as "" or zeros.
+// elements for variable-length strings; parts allocated with malloc);
+// unwritten elements read as "", empty sequences or zeros.
 void read_held(const Tree& tree, int id, const Selection& sel, void* out);
 
 // Collective, at a flush point: every rank's held writes (put since the last

@@ -32,7 +32,7 @@ class LogEngine final : public engine::Engine {
   std::vector<std::string> conformance_groups() const override {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
-            "references", "reference_datasets", "vlen_strings", "attribute_edit", "arrays", "opaque",
+            "references", "reference_datasets", "vlen_strings", "variable_length", "attribute_edit", "arrays", "opaque",
             "null_spaces", "filters", "reference_counts", "independent_read", "shrink", "named_types", "hard_links", "external_links"};
   }
 

@@ -66,7 +66,7 @@ struct Clip {
 // huge dataset, or a crafted one, costs memory only for what was written).
 struct HeldValues {
   std::map<uint64_t, std::string> strings;                 // variable-length strings
-  std::map<uint64_t, std::vector<unsigned char>> elements;  // other types: one element each
+  std::map<uint64_t, std::vector<unsigned char>> elements;  // other types: one element each (packed if it has variable-length parts)
 };
 
 struct Tree {
