@@ -179,7 +179,7 @@ constexpr uint64_t kMaxBoxOverhead = uint64_t(256) << 20;
 
 // independent: this rank alone (an independent transfer of a file whose
 // engine reads per rank), else collective over the file's communicator.
-void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void* buf, bool independent) {
+void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void* buf, bool independent, hid_t dxpl) {
   Dataset& ds = d.ds();
   const Datatype dtype = ds.dtype();
   const Dims shape = ds.shape();
@@ -219,11 +219,11 @@ void read_one(Object& d, hid_t mem_type, hid_t mem_space, hid_t file_space, void
     }
   }
   if (fsel.n == 0) return;
-  if (msel.space < 0) return from_model(got, mem_type, buf);
+  if (msel.space < 0) return from_model(got, mem_type, buf, dxpl);
   // Into the application's selection: convert in a dense copy whose current
   // values come from the buffer (compound members the file lacks keep them).
   std::vector<unsigned char> dense = gather(msel, mem_type, buf);
-  from_model(got, mem_type, dense.data());
+  from_model(got, mem_type, dense.data(), dxpl);
   scatter(msel, mem_type, dense.data(), buf);
 }
 
@@ -251,7 +251,7 @@ herr_t dataset_read(size_t count, void* dset[], hid_t mem_type[], hid_t mem_spac
   return H5LOOM_VOL_GUARD(herr_t(-1), {
     for (size_t i = 0; i < count; ++i) {
       Object& d = as_object(dset[i]);
-      read_one(d, mem_type[i], mem_space[i], file_space[i], buf[i], reads_alone(d, dxpl));
+      read_one(d, mem_type[i], mem_space[i], file_space[i], buf[i], reads_alone(d, dxpl), dxpl);
     }
     return herr_t(0);
   });

@@ -7,6 +7,7 @@
 
 #include "hdf5lib/hid.hpp"
 #include "hdf5lib/types.hpp"
+#include "h5loom/variable_length.hpp"
 
 namespace h5loom::vol {
 
@@ -15,13 +16,27 @@ using hdf5lib::Hid;
 // ---- elements -----------------------------------------------------------------------
 
 Elements::Elements(Datatype t, std::size_t count) : dtype(std::move(t)), n(count) {
-  if (dtype.is_varstring()) strings = std::make_shared<std::vector<std::string>>(count);
-  else bytes = std::make_shared<std::vector<unsigned char>>(count * datatype_size(dtype));
+  if (dtype.is_varstring()) {
+    strings = std::make_shared<std::vector<std::string>>(count);
+  } else if (dtype.has_variable_length_parts()) {
+    // The parts its elements point to are the Elements' own: released with them.
+    bytes = std::shared_ptr<std::vector<unsigned char>>(
+        new std::vector<unsigned char>(count * datatype_size(dtype)), [t = dtype](std::vector<unsigned char>* v) {
+          reclaim_variable_length(t, v->data(), v->size() / t.size());
+          delete v;
+        });
+  } else {
+    bytes = std::make_shared<std::vector<unsigned char>>(count * datatype_size(dtype));
+  }
 }
 
 void Elements::copy_from(const Elements& src, std::size_t from, std::size_t to, std::size_t count) {
   if (strings) {
     std::copy(src.strings->begin() + from, src.strings->begin() + from + count, strings->begin() + to);
+  } else if (dtype.has_variable_length_parts()) {
+    const std::size_t size = datatype_size(dtype);
+    reclaim_variable_length(dtype, bytes->data() + to * size, count);
+    copy_variable_length(dtype, src.bytes->data() + from * size, bytes->data() + to * size, count);
   } else {
     const std::size_t size = datatype_size(dtype);
     std::memcpy(bytes->data() + to * size, src.bytes->data() + from * size, count * size);
@@ -41,8 +56,10 @@ bool is_vlen_string(hid_t t) { return is_string_type(t) && H5Tis_variable_str(t)
 
 // H5Tconvert of `n` elements from `src_type` at `src` to `dst_type` at `dst`;
 // `bkg` (n elements of dst_type, or null) holds what the destination keeps.
+// Variable-length parts HDF5 makes are allocated as `dxpl` says (by default malloc).
 void convert(hid_t src_type, const void* src, hid_t dst_type, void* dst, std::size_t n,
-             const std::function<std::vector<unsigned char>()>& background, const Datatype& dtype, hid_t mem_type) {
+             const std::function<std::vector<unsigned char>()>& background, const Datatype& dtype, hid_t mem_type,
+             hid_t dxpl = H5P_DEFAULT) {
   if (n == 0) return;
   H5T_cdata_t* cdata = nullptr;
   if (!H5Tfind(src_type, dst_type, &cdata)) no_conversion(mem_type, dtype);
@@ -58,7 +75,7 @@ void convert(hid_t src_type, const void* src, hid_t dst_type, void* dst, std::si
   } else if (cdata && cdata->need_bkg == H5T_BKG_TEMP) {
     bkg.assign(n * dsize, 0);
   }
-  if (H5Tconvert(src_type, dst_type, n, buf.data(), bkg.empty() ? nullptr : bkg.data(), H5P_DEFAULT) < 0)
+  if (H5Tconvert(src_type, dst_type, n, buf.data(), bkg.empty() ? nullptr : bkg.data(), dxpl) < 0)
     no_conversion(mem_type, dtype);
   std::memcpy(dst, buf.data(), n * dsize);
 }
@@ -225,6 +242,8 @@ Elements to_model(hid_t mem_type, const void* src, std::size_t n, const Datatype
   if (n == 0) return out;
   if (dtype.is_varstring()) {
     *out.strings = strings_from(mem_type, src, n);
+  } else if (same_type(mem_type, dtype) && dtype.has_variable_length_parts()) {
+    copy_variable_length(dtype, src, out.data(), n);  // the application keeps its parts
   } else if (same_type(mem_type, dtype)) {
     std::memcpy(out.data(), src, n * datatype_size(dtype));
   } else if (dtype.is_string() && is_vlen_string(mem_type)) {
@@ -239,11 +258,19 @@ Elements to_model(hid_t mem_type, const void* src, std::size_t n, const Datatype
   return out;
 }
 
-void from_model(const Elements& src, hid_t mem_type, void* dst) {
+void from_model(const Elements& src, hid_t mem_type, void* dst, hid_t dxpl) {
   if (src.n == 0) return;
   const Datatype& dtype = src.dtype;
   if (dtype.is_varstring()) {
     strings_to(*src.strings, mem_type, dst);
+  } else if (same_type(mem_type, dtype) && dtype.has_variable_length_parts()) {
+    // The application's own parts, from its allocator (H5Pset_vlen_mem_manager;
+    // by default malloc, which H5Treclaim frees).
+    PartMemory memory;
+    if (dxpl != H5P_DEFAULT &&
+        H5Pget_vlen_mem_manager(dxpl, &memory.allocate, &memory.allocate_info, &memory.release, &memory.release_info) < 0)
+      throw UsageError("cannot read the variable-length memory manager of the transfer properties");
+    copy_variable_length(dtype, src.data(), dst, src.n, memory);
   } else if (same_type(mem_type, dtype)) {
     std::memcpy(dst, src.data(), src.n * datatype_size(dtype));
   } else if (dtype.is_string() && is_vlen_string(mem_type)) {
@@ -255,7 +282,7 @@ void from_model(const Elements& src, hid_t mem_type, void* dst) {
     convert(t.get(), src.data(), mem_type, dst, src.n,
             [&] { return std::vector<unsigned char>(static_cast<unsigned char*>(dst),
                                                     static_cast<unsigned char*>(dst) + src.n * msize); },
-            dtype, mem_type);
+            dtype, mem_type, dxpl);
   }
 }
 

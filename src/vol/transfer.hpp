@@ -10,7 +10,8 @@
 namespace h5loom::vol {
 
 // Dense elements in the object model's memory form of `dtype`: bytes for
-// fixed-size types, std::string objects for variable-length strings.
+// fixed-size types, std::string objects for variable-length strings; the
+// variable-length parts they point to are theirs (released with them).
 struct Elements {
   Datatype dtype;
   std::size_t n = 0;
@@ -41,7 +42,8 @@ Elements to_model(hid_t mem_type, const void* src, std::size_t n, const Datatype
                   const std::function<Elements()>& background);
 // The reverse, into `dst` (dense, `src.n` elements of `mem_type`), whose
 // current contents are kept where the memory type has members `src` lacks.
-void from_model(const Elements& src, hid_t mem_type, void* dst);
+// Variable-length parts are allocated as the transfer properties `dxpl` say.
+void from_model(const Elements& src, hid_t mem_type, void* dst, hid_t dxpl = H5P_DEFAULT);
 
 // Strings of an application buffer (variable-length char* or fixed-length,
 // padding removed) and back.
