@@ -34,9 +34,10 @@ import numpy as np
 from ._errors import *  # noqa: F401,F403
 from ._errors import CLASSES as _ERROR_CLASSES, __all__ as _ERROR_NAMES
 from . import _core
-from ._dtypes import (_SUPPORTED_KINDS, _array_elements, _dtype_name, _has_refs, _is_plain_numeric, _is_vlen, _np_dtype,
-                      _raw_dtype, _records, _refs_from_raw, _refs_to_raw, Reference, enum_dtype,
-                      Empty, opaque_dtype, ref_dtype, string_dtype)
+from ._dtypes import (_SUPPORTED_KINDS, _array_elements, _dtype_from_tree, _dtype_name, _has_parts, _has_refs,
+                      _is_plain_numeric, _is_vlen, _np_dtype, _raw_dtype, _records, _refs_from_raw, _refs_to_raw,
+                      Reference, enum_dtype, Empty, opaque_dtype, ref_dtype, string_dtype, vlen_dtype)
+from . import _variable_length as _vl
 from ._core import Selection
 from ._attributes import AttributeManager
 from ._values import _as_data_array, _checked_values, _selection_for
@@ -47,7 +48,7 @@ from . import profile  # noqa: E402  (h5loom.profile.load)
 __version__ = "0.1.0"
 __all__ = [
     "File", "Group", "Dataset", "Datatype", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
-    "enum_dtype", "opaque_dtype", "ref_dtype", "Empty", "Reference", "SoftLink", "ExternalLink",
+    "vlen_dtype", "enum_dtype", "opaque_dtype", "ref_dtype", "Empty", "Reference", "SoftLink", "ExternalLink",
     "Series", "Step", "Particles", "ParticleArray", "Field",
     *_ERROR_NAMES,
 ]
@@ -465,6 +466,8 @@ class Dataset(_Node):
         dt = self.dtype
         if _is_vlen(dt):
             return ""
+        if _has_parts(dt):  # empty sequences and strings (None)
+            return np.array([], dtype=dt.metadata["vlen"]) if dt.fields is None else np.empty((), dtype=dt)[()]
         raw = self._obj.fill_value
         if _has_refs(dt):
             zero = np.zeros((), dtype=_raw_dtype(dt))
@@ -558,6 +561,9 @@ class Dataset(_Node):
                                 f"{'' if out.flags.c_contiguous else ' (not contiguous)'}")
         if _is_plain_numeric(dt):
             self._obj.read(sel, out, independent)
+        elif _has_parts(dt):  # sequences, strings in records: packed by the core, unpacked here
+            _vl.unpack(_core.type_tree(self._obj.dtype), self._obj.read_packed(sel, out.size, independent), out,
+                       _dtype_from_tree)
         elif _is_vlen(dt):  # str objects, whatever the encoding
             out.reshape(-1)[:] = self._obj.read_strings(sel, out.size, independent)
         elif _has_refs(dt):  # the tokens, then Reference objects
@@ -578,8 +584,14 @@ class Dataset(_Node):
         """
         sel = Selection.all() if selection is None else selection
         target = tuple(sel.selected_shape(list(self.shape))) if sel.kind != "none" else (0,)
-        arr, fresh = self._prepare(data, target)
         dt = self.dtype
+        if _has_parts(dt):  # packed here, copied by the core at once
+            arr = _vl.objects_for(data, dt, target, self.path)
+            tree = _core.type_tree(self._obj.dtype)
+            self._obj.write_packed(sel, _vl.pack(tree, arr, _dtype_from_tree, f"a write to dataset '{self.path}'"),
+                                   arr.size)
+            return
+        arr, fresh = self._prepare(data, target)
         if _is_plain_numeric(dt):
             self._obj.write(sel, arr, copy and not fresh)
         elif _is_vlen(dt):  # bytes objects, copied by the core at once

@@ -103,7 +103,30 @@ def string_dtype(encoding: Union[str, int] = "utf-8", length: Union[None, int, s
 
 def _is_vlen(dt: np.dtype) -> bool:
     """A dtype of variable-length strings (ours, or h5py's ``{"vlen": str|bytes}``)."""
-    return dt.kind == "O" and dt.fields is None and bool(dt.metadata) and "vlen" in dt.metadata  # type: ignore
+    return (dt.kind == "O" and dt.fields is None and bool(dt.metadata) and
+            dt.metadata.get("vlen") in (str, bytes))  # type: ignore
+
+
+def _is_sequence(dt: np.dtype) -> bool:
+    """A dtype of variable-length sequences (h5py's ``vlen_dtype(base)``: ``{"vlen": base dtype}``)."""
+    return (dt.kind == "O" and dt.fields is None and bool(dt.metadata) and "vlen" in dt.metadata and
+            dt.metadata["vlen"] not in (str, bytes))  # type: ignore
+
+
+def _has_parts(dt: np.dtype) -> bool:
+    """Variable-length parts in an element: sequences, or strings inside records."""
+    if dt.subdtype is not None:
+        return _has_parts(dt.subdtype[0])
+    if dt.fields is not None:
+        return any(_is_vlen(f[0]) or _has_parts(f[0]) for f in dt.fields.values())
+    return _is_sequence(dt)
+
+
+def vlen_dtype(base: Any) -> np.dtype:
+    """A dtype of variable-length sequences of ``base``, as h5py's
+    ``vlen_dtype``: a numpy object dtype whose elements are 1-D arrays of
+    ``base`` (ragged arrays; HDF5's variable-length type)."""
+    return np.dtype("O", metadata={"vlen": np.dtype(base)})
 
 
 def _vlen_encoding(dt: np.dtype) -> str:
@@ -265,16 +288,19 @@ def _type_name(dt: np.dtype, what: str) -> str:
                                 "use fixed-length strings (string_dtype(length=N) or 'S<N>')")
         return f"array<{_type_name(base, what)}>[{', '.join(str(d) for d in dims)}]"
     if dt.fields is not None:
+        if _has_parts(dt):
+            return _record_with_parts_name(dt, what)
         members = []
         for name, field in dt.fields.items():
             sub, offset = field[0], field[1]
-            if _is_vlen(sub) or sub.kind == "U" or (sub.subdtype is not None and
-                                                    (_is_vlen(sub.base) or sub.base.kind == "U")):
-                raise DatatypeError(f"{what}: field '{name}' is a variable-length string ({sub}), which h5loom "
-                                    "keeps only as a whole dataset's dtype; use fixed-length strings "
-                                    "(string_dtype(length=N) or 'S<N>')")
+            if sub.kind == "U" or (sub.subdtype is not None and (_is_vlen(sub.base) or sub.base.kind == "U")):
+                raise DatatypeError(f"{what}: field '{name}' is numpy text ({sub}), which has no HDF5 layout; "
+                                    "use fixed-length strings (string_dtype(length=N) or 'S<N>') or "
+                                    "variable-length ones (string_dtype())")
             members.append(f"{_quoted(name)}: {_type_name(sub, what)} @{offset}")
         return f"compound[{dt.itemsize}]{{{', '.join(members)}}}"
+    if _is_sequence(dt):
+        return f"vlen<{_type_name(np.dtype(dt.metadata['vlen']), what)}>"  # type: ignore
     if _is_vlen(dt):
         return "utf8" if _vlen_encoding(dt) == "utf-8" else "string"
     if _is_ref(dt):
@@ -315,6 +341,34 @@ def _dtype_name(dtype: Any, what: str) -> str:
     return _type_name(dt, what)
 
 
+def _record_with_parts_name(dt: np.dtype, what: str) -> str:
+    """A record with variable-length parts gets HDF5's C layout (a string a
+    ``char*``, a sequence an ``hvl_t`` of 16 bytes), whatever numpy's offsets
+    are: its values travel packed, field by field."""
+    members, at, align = [], 0, 1
+    for name, field in dt.fields.items():  # type: ignore
+        sub = field[0]
+        if sub.kind == "U":
+            raise DatatypeError(f"{what}: field '{name}' is numpy text ({sub}); use string_dtype()")
+        sub_name = _type_name(sub, what)
+        size, a = _c_layout(sub_name)
+        at = (at + a - 1) // a * a
+        members.append(f"{_quoted(name)}: {sub_name} @{at}")
+        at += size
+        align = max(align, a)
+    return f"compound[{(at + align - 1) // align * align}]{{{', '.join(members)}}}"
+
+
+def _c_layout(name: str) -> Tuple[int, int]:
+    """(size, alignment) of an h5loom type as a C struct member."""
+    if name in ("string", "utf8"):
+        return 8, 8  # a char*
+    size = _core.datatype_size(name)
+    if name.startswith(("string[", "utf8[", "opaque")):
+        return size, 1  # bytes
+    return size, size if size in (1, 2, 4, 8) else 8  # numbers, enums, references; hvl_t, records, arrays: 8
+
+
 def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
     kind = tree[0]
     if kind == "scalar":
@@ -331,8 +385,8 @@ def _dtype_from_tree(tree: Tuple[Any, ...]) -> np.dtype:
         return np.dtype((_dtype_from_tree(tree[2]), tuple(tree[1])))
     if kind == "opaque":
         return _opaque_dtype(tree[1], tree[2].decode("utf-8", "replace"))
-    if kind == "sequence":  # h5py's vlen_dtype(base): described, not yet read (docs/python.md)
-        return np.dtype("O", metadata={"vlen": _dtype_from_tree(tree[1])})
+    if kind == "sequence":  # h5py's vlen_dtype(base): each element a 1-D array of base
+        return vlen_dtype(_dtype_from_tree(tree[1]))
     names, offsets, formats = zip(*[(name, offset, _dtype_from_tree(sub)) for name, offset, sub in tree[2]])
     return np.dtype({"names": list(names), "formats": list(formats), "offsets": list(offsets),
                      "itemsize": tree[1]})

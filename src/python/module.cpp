@@ -374,6 +374,21 @@ NB_MODULE(_core, m) {
         if (independent) d.read_raw_independent(sel, d.dtype(), out.data(), elements_in(d, out, what));
         else d.read_raw(sel, d.dtype(), out.data(), elements_in(d, out, what));
       }, nb::arg("selection"), nb::arg("out"), nb::arg("independent") = false)
+      // Elements with variable-length parts: their packed form (variable_length.hpp),
+      // which the package makes from and turns into numpy objects.
+      .def("write_packed", [](Dataset& d, const Selection& sel, nb::bytes packed, std::size_t n) {
+        ElementBuffer elements(d.dtype(), n);
+        unpack_variable_length(d.dtype(), static_cast<const unsigned char*>(packed.data()), packed.size(),
+                               elements.data(), n);
+        d.write_raw(sel, d.dtype(), elements.data(), n, /*copy=*/true);
+      }, nb::arg("selection"), nb::arg("packed"), nb::arg("n"))
+      .def("read_packed", [](Dataset& d, const Selection& sel, std::size_t n, bool independent) {
+        ElementBuffer elements(d.dtype(), n);
+        if (independent) d.read_raw_independent(sel, d.dtype(), elements.data(), n);
+        else d.read_raw(sel, d.dtype(), elements.data(), n);
+        const std::vector<unsigned char> packed = pack_variable_length(d.dtype(), elements.data(), n);
+        return nb::bytes(reinterpret_cast<const char*>(packed.data()), packed.size());
+      }, nb::arg("selection"), nb::arg("n"), nb::arg("independent") = false)
       // Variable-length strings: bytes objects in (copied at once), str out.
       .def("write_strings", [](Dataset& d, const Selection& sel, nb::handle values) {
         d.write(sel, strings_from(values, "a write to dataset '" + d.path() + "'"));

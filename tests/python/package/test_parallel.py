@@ -205,3 +205,17 @@ def test_hdf5_engine_with_collective_metadata_refuses_reading_alone(shared_path,
                 d.read(independent=True)
         else:  # one rank: collective metadata reads are every rank's
             np.testing.assert_array_equal(d.read(independent=True), np.arange(4))
+
+
+def test_each_rank_writes_ragged_rows_to_a_log_file(shared_path, comm):
+    """Variable-length sequences (vlen_dtype) from every rank: the log engine
+    keeps them in its metadata; every rank reads every row."""
+    r, n = comm.rank, comm.size
+    path = shared_path / "ragged.h5"
+    with h5loom.File(path, "w", comm=comm, engine="log") as f:
+        ds = f.create_dataset("hits", shape=(2 * n,), dtype=h5loom.vlen_dtype("i4"))
+        ds[2 * r:2 * r + 2] = [np.full(r, r, dtype="i4"), np.arange(r + 1, dtype="i4")]
+    with h5loom.File(path, "r", comm=comm) as f:
+        got = f["hits"][...]
+        for q in range(n):
+            assert got[2 * q].tolist() == [q] * q and got[2 * q + 1].tolist() == list(range(q + 1))

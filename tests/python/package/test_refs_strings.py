@@ -245,3 +245,44 @@ def test_parallel_hdf5_refuses_variable_length_strings(tmp_path):
         with pytest.raises(h5loom.UsageError, match="cannot write variable-length data"):
             f.create_dataset("s", shape=(2,), dtype=h5loom.string_dtype())
         f.create_dataset("fixed", data=np.array([b"ok"], dtype="S4"))  # the file stays usable
+
+
+@pytest.mark.parametrize("engine", STRING_ENGINES)
+def test_ragged_arrays_and_records_with_strings_round_trip(tmp_path, monkeypatch, engine):
+    """vlen_dtype (h5py's ragged arrays), sequences of strings and records with
+    a variable-length string and a sequence: written element by element and
+    whole, read back as numpy arrays and str; stock h5py reads the same."""
+    need(engine, "variable_length")
+    monkeypatch.chdir(tmp_path)  # (stock readers find the log engine's data from the file's directory)
+    path = tmp_path / "ragged.h5"
+    event = np.dtype([("name", h5loom.string_dtype()), ("hits", h5loom.vlen_dtype("i8")), ("e", "f8")])
+    with h5loom.File(path, "w", engine=engine) as f:
+        ragged = f.create_dataset("ragged", shape=(2, 3), dtype=h5loom.vlen_dtype("f4"))
+        assert ragged.dtype.metadata["vlen"] == np.dtype("f4")
+        rows = np.empty((2, 3), dtype=object)
+        for j, k in np.ndindex(2, 3):
+            rows[j, k] = np.arange(3 * j + k, dtype="f4")
+        ragged[...] = rows
+        ragged[1, 2] = [7.5]
+        events = f.create_dataset("events", shape=(3,), dtype=event)
+        events[0:2] = [("first é", [1, 2, 3], 0.5), (None, [], -1.0)]  # events[2] never written
+        words = f.create_dataset("words", shape=(2,), dtype=h5loom.vlen_dtype(h5loom.string_dtype()))
+        words[0] = ["a", "bc"]
+        with pytest.raises(h5loom.DatatypeError, match="NUL"):
+            words[1] = ["bad\0"]
+        with pytest.raises(h5loom.DatatypeError, match="'/ragged'"):
+            ragged[0, 0:2] = [[1.0]]  # two elements selected, one given
+    with h5loom.File(path, "r", engine=engine) as f:
+        got = f["ragged"][...]
+        assert got.shape == (2, 3) and got[0, 2].dtype == np.dtype("f4")
+        assert [g.tolist() for g in got.ravel()] == [[], [0], [0, 1], [0, 1, 2], [0, 1, 2, 3], [7.5]]
+        e = f["events"][...]
+        assert e["name"].tolist() == ["first é", None, None]
+        assert [h.tolist() for h in e["hits"]] == [[1, 2, 3], [], []] and e["e"].tolist() == [0.5, -1.0, 0.0]
+        assert f["words"][0].tolist() == ["a", "bc"] and f["words"][1].size == 0
+        assert f["events"][1]["e"] == -1.0
+    h5py = pytest.importorskip("h5py")
+    with h5py.File(path, "r") as f:
+        assert [g.tolist() for g in f["ragged"][...].ravel()][3:] == [[0, 1, 2], [0, 1, 2, 3], [7.5]]
+        assert f["events"][0]["name"] == "first é".encode() and f["events"][0]["hits"].tolist() == [1, 2, 3]
+        assert [w.decode() for w in f["words"][0]] == ["a", "bc"]
