@@ -185,6 +185,20 @@ loom_status loom_type_array_of(loom_datatype element, int ndim, const uint64_t* 
  * with a NUL-terminated `tag` (at most 255 bytes; NULL or "" for none) saying what they
  * hold: HDF5's opaque datatype. */
 loom_status loom_type_opaque(size_t size, const char* tag, loom_type** out);
+/* Variable-length sequences of `element` (HDF5's H5T_VLEN, h5py's ragged arrays):
+ * each element a loom_vlen, laid out as HDF5's hvl_t; inside one, and inside a
+ * compound, a variable-length string (loom_type_varstring) is a char*. Datasets
+ * of them: engines declaring "variable_length" (the hdf5 engine with driver
+ * "sec2" or "core" only). Writes copy every part at once; loom_dataset_read_typed
+ * allocates the parts it reads with malloc: release them with loom_reclaim. */
+typedef struct {
+  size_t len; /* elements */
+  void* p;
+} loom_vlen;
+loom_status loom_type_sequence(const loom_type* element, loom_type** out);
+/* Releases the variable-length parts (sequences, strings inside) of n elements
+ * of `type` at data, leaving them empty; other types: nothing to do. */
+loom_status loom_reclaim(const loom_type* type, void* data, size_t n);
 /* A number type as a loom_type (for the calls that take one). */
 loom_status loom_type_scalar(loom_datatype scalar, loom_type** out);
 /* How files store a scalar's or an enum's numbers (memory is always the host's order):
@@ -268,7 +282,8 @@ loom_status loom_engine_supports(const char* engine, const char* group, int* out
 /* The datatype of references; of variable-length strings (utf8: 0 ASCII, 1 UTF-8).
  * In C an element of variable-length strings is a char* (loom_type_size gives
  * sizeof(char*)): they are written and read with loom_dataset_write_strings /
- * _read_strings, not _typed; they are not compound members and have no fill value. */
+ * _read_strings, not _typed, and have no fill value. As a compound member or a
+ * sequence's element they are a char* part (loom_type_sequence). */
 loom_status loom_type_reference(loom_type** out);
 loom_status loom_type_varstring(int utf8, loom_type** out);
 

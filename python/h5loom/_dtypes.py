@@ -293,7 +293,7 @@ def _type_name(dt: np.dtype, what: str) -> str:
         members = []
         for name, field in dt.fields.items():
             sub, offset = field[0], field[1]
-            if sub.kind == "U" or (sub.subdtype is not None and (_is_vlen(sub.base) or sub.base.kind == "U")):
+            if sub.kind == "U" or (sub.subdtype is not None and sub.base.kind == "U"):
                 raise DatatypeError(f"{what}: field '{name}' is numpy text ({sub}), which has no HDF5 layout; "
                                     "use fixed-length strings (string_dtype(length=N) or 'S<N>') or "
                                     "variable-length ones (string_dtype())")

@@ -148,6 +148,24 @@ loom_status loom_type_opaque(size_t size, const char* tag, loom_type** out) {
   });
 }
 
+loom_status loom_type_sequence(const loom_type* element, loom_type** out) {
+  return guarded(__func__, [&] {
+    need_out(out, "out");
+    const auto& e = usable(element, "element");
+    auto t = std::make_unique<loom_type>();
+    t->type = h5loom::Datatype::sequence(e);
+    *out = t.release();
+  });
+}
+
+loom_status loom_reclaim(const loom_type* type, void* data, size_t n) {
+  return guarded(__func__, [&] {
+    const auto& t = usable(type, "type");
+    if (n > 0 && !data) throw h5loom::UsageError(in_call("data is NULL"));
+    if (t.has_variable_length_parts()) h5loom::reclaim_variable_length(t, data, n);
+  });
+}
+
 namespace {
 loom_status make_array(const char* function, const h5loom::Datatype* element_or_null, loom_datatype scalar,
                        int ndim, const uint64_t* dims, loom_type** out) {
