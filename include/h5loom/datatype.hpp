@@ -255,8 +255,9 @@ struct VarSequence {
 // variable-length string member is a `char*`.
 std::size_t member_size(const Datatype& t);
 
-// Why a dataset or an attribute of a type with has_variable_length_parts() is
-// refused (the end of the DatatypeError's message, after the object and type).
+// Why a dataset or an attribute of a type with variable-length parts and
+// references (references_with_parts) is refused (the end of the
+// DatatypeError's message, after the object and type).
 extern const char* const kVariableLengthPartsRefused;
 
 inline const Datatype Datatype::Int8{Scalar::Int8};

@@ -157,7 +157,13 @@ class AttributeValue {
 
   // Raw constructor used by engines: `count` elements of `dtype` at `data`
   // (any fixed-size datatype; strings are Kind::String with `count` bytes).
+  // Elements with variable-length parts (variable_length.hpp) are in HDF5's
+  // memory layout; the value keeps its own packed copy of them.
   static AttributeValue from_raw(Kind kind, Datatype dtype, std::size_t count, const void* data);
+  // The value again from what data() and byte_size() gave (an engine's stored
+  // bytes: packed for types with variable-length parts; CorruptionError if
+  // those are damaged).
+  static AttributeValue from_stored(Kind kind, Datatype dtype, std::size_t count, const void* data, std::size_t size);
   // An attribute of type `dtype` (any, variable-length strings too) and no value.
   static AttributeValue empty(Datatype dtype);
 
@@ -169,7 +175,14 @@ class AttributeValue {
   Datatype dtype() const { return dtype_; }      // meaningless for strings
   // Elements for numbers and string arrays, bytes for a string.
   std::size_t size() const { return is_string() ? text_.size() : is_string_array() ? strings_.size() : count_; }
+  // The elements' bytes - for types with variable-length parts their packed
+  // form (variable_length.hpp), byte_size() of them: use copy_elements.
   const void* data() const { return bytes_.data(); }
+  std::size_t byte_size() const { return bytes_.size(); }
+  // The size() elements of a Scalar or Array value into `out`, in memory
+  // layout; variable-length parts allocated with malloc (release them with
+  // reclaim_variable_length).
+  void copy_elements(void* out) const;
 
   // Numeric values convert to the requested type (attributes are metadata; a
   // `time` stored as float32 reads as double). Strings never convert.

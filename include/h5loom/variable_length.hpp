@@ -38,6 +38,11 @@ struct PartMemory {
   void* release_info = nullptr;
 };
 
+// Object references in a type with variable-length parts (anywhere: a
+// member, inside a sequence). Datasets and attributes refuse such types: the
+// references would not be translated where files are copied or shown.
+bool references_with_parts(const Datatype& t);
+
 // `n` elements of `t` at `data`, packed (appended to `out`).
 void pack_variable_length(const Datatype& t, const void* data, std::size_t n, std::vector<unsigned char>& out);
 std::vector<unsigned char> pack_variable_length(const Datatype& t, const void* data, std::size_t n);

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._dtypes import (_dtype_name, _has_refs, _is_plain_numeric, _is_ref, _np_dtype, _raw_dtype, _records,
-                      _refs_from_raw, _refs_to_raw, Empty, Reference, ref_dtype)
+from . import _variable_length as _vl
+from ._dtypes import (_dtype_from_tree, _dtype_name, _has_parts, _has_refs, _is_plain_numeric, _is_ref, _np_dtype,
+                      _raw_dtype, _records, _refs_from_raw, _refs_to_raw, Empty, Reference, ref_dtype)
 from ._errors import DatatypeError, UsageError
 
 
@@ -36,7 +37,9 @@ class AttributeManager(MutableMapping):
         if kind in ("string", "strings"):
             return payload if kind == "string" else list(payload)
         dt = _np_dtype(dtype)
-        if _has_refs(dt):
+        if _has_parts(dt):  # ragged arrays, records with strings: packed by the core
+            values = _vl.unpack_all(_core.type_tree(dtype), payload, dt, _dtype_from_tree)
+        elif _has_refs(dt):
             values = _refs_from_raw(np.frombuffer(payload, dtype=_raw_dtype(dt)), dt)
         else:
             values = np.frombuffer(payload, dtype=dt).copy()
@@ -75,6 +78,13 @@ class AttributeManager(MutableMapping):
         if arr.dtype.kind == "b":
             raise DatatypeError(f"{where}: booleans are not supported; store 0/1 as an integer type")
         given = arr.dtype
+        if _has_parts(given):  # ragged arrays, records with strings: packed here
+            canonical = _dtype_name(given, where)
+            dt = _np_dtype(canonical)
+            flat = _vl.objects_for(arr.reshape(-1), dt, (arr.size,), where)
+            packed = _vl.pack(_core.type_tree(canonical), flat, _dtype_from_tree, where)
+            self._obj.set_attribute_packed(name, canonical, packed, flat.size, arr.ndim == 0)
+            return
         if given.kind == "O" and given.fields is None and not _is_ref(given):  # of strings, or of references
             items = arr.ravel().tolist()
             if items and all(isinstance(v, str) for v in items):

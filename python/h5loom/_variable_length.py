@@ -219,6 +219,18 @@ class _Unpacker:
         return arr.astype(dt)
 
 
+def unpack_all(tree: Tuple[Any, ...], data: bytes, dt: np.dtype, dtype_from_tree: Any) -> np.ndarray:
+    """Every packed element of ``data`` as a 1-D array of ``dt`` (an attribute's value)."""
+    u = _Unpacker(data, dtype_from_tree)
+    items: List[Any] = []
+    while u._at < len(data):
+        items.append(u.element(tree))
+    out = np.empty(len(items), dtype=dt)
+    for i, v in enumerate(items):
+        out[i] = v
+    return out
+
+
 def unpack(tree: Tuple[Any, ...], data: bytes, out: np.ndarray, dtype_from_tree: Any) -> None:
     """Fills ``out`` (C-contiguous, the dataset's numpy dtype) from packed elements."""
     u = _Unpacker(data, dtype_from_tree)

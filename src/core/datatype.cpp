@@ -27,8 +27,8 @@ struct Datatype::Detail {
 std::size_t member_size(const Datatype& t) { return t.is_varstring() ? sizeof(char*) : t.size(); }
 
 const char* const kVariableLengthPartsRefused =
-    "attributes do not hold variable-length sequences, or variable-length strings inside compounds, yet "
-    "(datasets do)";
+    "object references together with variable-length parts are not held (references may be elements or "
+    "compound members of fixed-size types)";
 
 std::size_t scalar_size(Scalar s) {
   return dispatch_scalar(s, [](auto v) { return sizeof(v); });

@@ -335,17 +335,6 @@ Group Group::group(const std::string& path) const {
   return Group(file_, abs);
 }
 
-// Object references inside a sequence: the log engine could not translate
-// them for its front file (for_each_reference does not enter sequences).
-static bool references_in_sequences(const Datatype& t) {
-  if (t.is_sequence()) return t.sequence_element().has_references() || references_in_sequences(t.sequence_element());
-  if (t.is_array()) return references_in_sequences(t.array_element());
-  if (t.is_compound())
-    for (const auto& m : t.members())
-      if (references_in_sequences(m.type)) return true;
-  return false;
-}
-
 static void validate_spec(const DatasetSpec& spec, const std::string& path, const FileState& f) {
   auto where = "dataset '" + path + "' in " + f.describe_file();
   if (!spec.filters.empty()) {
@@ -405,10 +394,9 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
       throw UsageError("cannot create " + where + ": chunks " + dims_to_string(spec.chunks) +
                        " given for a contiguous layout");
   }
-  if (references_in_sequences(spec.dtype))
-    throw DatatypeError("cannot create " + where + " of type " + datatype_name(spec.dtype) +
-                        ": object references inside variable-length sequences are not held (references may be "
-                        "elements or compound members)");
+  if (references_with_parts(spec.dtype))
+    throw DatatypeError("cannot create " + where + " of type " + datatype_name(spec.dtype) + ": " +
+                        kVariableLengthPartsRefused);
   if (!spec.fill.empty() &&
       (spec.dtype.is_varstring() || spec.dtype.has_references() || spec.dtype.has_variable_length_parts()))
     throw DatatypeError("cannot create " + where + ": a " + datatype_name(spec.dtype) +

@@ -5,6 +5,8 @@
 
 #include "h5loom/types.hpp"
 
+#include "h5loom/variable_length.hpp"
+
 namespace h5loom {
 
 std::string dims_to_string(const Dims& d) {
@@ -44,8 +46,12 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
   if (dtype.is_varstring())
     throw DatatypeError("an attribute of variable-length strings is a string or a list of strings "
                         "(AttributeValue(std::string), AttributeValue(std::vector<std::string>))");
-  if (dtype.has_variable_length_parts())
-    throw DatatypeError("an attribute of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
+  if (dtype.has_variable_length_parts()) {
+    if (references_with_parts(dtype))  // (their tokens could not be translated between files)
+      throw DatatypeError("an attribute of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
+    v.bytes_ = pack_variable_length(dtype, data, count);  // no pointers kept: a value like any other
+    return v;
+  }
   v.bytes_.resize(count * datatype_size(dtype));
   if (count) std::memcpy(v.bytes_.data(), data, v.bytes_.size());
   clear_padding(dtype, v.bytes_.data(), count);  // equal values, equal bytes
@@ -59,6 +65,30 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
     if (kind == Kind::Scalar && count == 1) v.text_ = v.strings_[0];
   }
   return v;
+}
+
+AttributeValue AttributeValue::from_stored(Kind kind, Datatype dtype, std::size_t count, const void* data,
+                                           std::size_t size) {
+  if (kind == Kind::String || !dtype.has_variable_length_parts()) {
+    if (kind != Kind::String && size != count * datatype_size(dtype))
+      throw CorruptionError("an attribute of " + std::to_string(count) + " elements of " + dtype.name() + " has " +
+                            std::to_string(size) + " bytes");
+    return from_raw(kind, dtype, kind == Kind::String ? size : count, data);
+  }
+  ElementBuffer check(dtype, count);  // the packed bytes must be exactly `count` elements
+  unpack_variable_length(dtype, static_cast<const unsigned char*>(data), size, check.data(), count);
+  AttributeValue v;
+  v.kind_ = kind;
+  v.dtype_ = std::move(dtype);
+  v.count_ = count;
+  v.bytes_.assign(static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + size);
+  return v;
+}
+
+void AttributeValue::copy_elements(void* out) const {
+  if (!is_numeric()) throw DatatypeError("attribute holds " + to_string() + ", not elements of a datatype");
+  if (dtype_.has_variable_length_parts()) unpack_variable_length(dtype_, bytes_.data(), bytes_.size(), out, count_);
+  else if (!bytes_.empty()) std::memcpy(out, bytes_.data(), bytes_.size());
 }
 
 AttributeValue AttributeValue::empty(Datatype dtype) {
@@ -99,6 +129,13 @@ std::string AttributeValue::to_string() const {
     std::string out = "[";
     for (std::size_t i = 0; i < strings_.size(); ++i) out += (i ? ", \"" : "\"") + strings_[i] + "\"";
     return out + "]";
+  }
+  if (dtype_.has_variable_length_parts()) {
+    ElementBuffer elements(dtype_, count_);
+    copy_elements(elements.data());
+    std::string out = kind_ == Kind::Array ? "[" : "";
+    for (std::size_t i = 0; i < count_; ++i) out += (i ? ", " : "") + format_element(dtype_, elements.element(i));
+    return out + (kind_ == Kind::Array ? "]" : "");
   }
   if (!dtype_.is_scalar()) {  // compounds, enums, references: element by element
     std::string out = kind_ == Kind::Array ? "[" : "";

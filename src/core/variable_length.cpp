@@ -259,6 +259,23 @@ void require_parts(const Datatype& t) {
 
 }  // namespace
 
+namespace {
+bool references_anywhere(const Datatype& t) {
+  switch (t.type_class()) {
+    case Datatype::Class::Reference: return true;
+    case Datatype::Class::Sequence: return references_anywhere(t.sequence_element());
+    case Datatype::Class::Array: return references_anywhere(t.array_element());
+    case Datatype::Class::Compound:
+      for (const auto& m : t.members())
+        if (references_anywhere(m.type)) return true;
+      return false;
+    default: return false;
+  }
+}
+}  // namespace
+
+bool references_with_parts(const Datatype& t) { return t.has_variable_length_parts() && references_anywhere(t); }
+
 void pack_variable_length(const Datatype& t, const void* data, std::size_t n, std::vector<unsigned char>& out) {
   require_parts(t);
   const auto* p = static_cast<const unsigned char*>(data);

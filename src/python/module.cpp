@@ -220,8 +220,8 @@ nb::tuple attribute_to_python(const AttributeValue& v) {
   if (v.is_empty()) return nb::make_tuple(kind, datatype_name(v.dtype()), nb::none());
   if (v.is_string()) return nb::make_tuple(kind, "", v.as_string());
   if (v.is_string_array()) return nb::make_tuple(kind, "", nb::cast(v.as_strings()));
-  std::size_t n = v.size() * datatype_size(v.dtype());
-  return nb::make_tuple(kind, datatype_name(v.dtype()), nb::bytes(static_cast<const char*>(v.data()), n));
+  // (packed for types with variable-length parts: the package unpacks them)
+  return nb::make_tuple(kind, datatype_name(v.dtype()), nb::bytes(static_cast<const char*>(v.data()), v.byte_size()));
 }
 
 }  // namespace
@@ -315,6 +315,13 @@ NB_MODULE(_core, m) {
                                " bytes are not " + (scalar ? "one element" : "whole elements") + " of " + dtype);
         auto kind = scalar ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
         o.set_attribute(name, AttributeValue::from_raw(kind, t, data.size() / esize, data.data()));
+      })
+      // Elements with variable-length parts, packed by the package (variable_length.hpp).
+      .def("set_attribute_packed", [](Object& o, const std::string& name, const std::string& dtype,
+                                      const nb::bytes& packed, std::size_t count, bool scalar) {
+        auto kind = scalar ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
+        o.set_attribute(name, AttributeValue::from_stored(kind, datatype_from_name(dtype), count, packed.data(),
+                                                          packed.size()));
       })
       .def("set_attribute_empty", [](Object& o, const std::string& name, const std::string& dtype) {
         o.set_attribute(name, AttributeValue::empty(datatype_from_name(dtype)));

@@ -115,9 +115,9 @@ AttributeValue zero_value(hid_t type, hid_t space, const std::string& what) {
     return AttributeValue(std::vector<std::string>(count));
   }
   const Datatype dtype = model_type(type, what);
-  if (dtype.has_variable_length_parts())
+  if (references_with_parts(dtype))
     throw DatatypeError("cannot create " + what + " of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
-  std::vector<unsigned char> zeros(count * datatype_size(dtype), 0);
+  std::vector<unsigned char> zeros(count * datatype_size(dtype), 0);  // (empty sequences, null strings)
   return AttributeValue::from_raw(kind, dtype, count, zeros.data());
 }
 
@@ -202,8 +202,8 @@ herr_t attr_read(void* obj, hid_t mem_type, void* buf, hid_t, void**) {
       return herr_t(0);
     }
     Elements e(v.dtype(), v.size());
-    if (e.n) std::memcpy(e.data(), v.data(), e.n * datatype_size(v.dtype()));
-    from_model(e, mem_type, buf);
+    if (e.n) v.copy_elements(e.data());
+    from_model(e, mem_type, buf);  // (H5Aread has no transfer properties: parts from malloc)
     return herr_t(0);
   });
 }
@@ -221,7 +221,7 @@ herr_t attr_write(void* obj, hid_t mem_type, const void* buf, hid_t, void**) {
     const Datatype dtype = cur.dtype();
     Elements e = to_model(mem_type, buf, cur.size(), dtype, [&] {
       Elements b(dtype, cur.size());
-      if (b.n) std::memcpy(b.data(), cur.data(), b.n * datatype_size(dtype));
+      if (b.n) cur.copy_elements(b.data());
       return b;
     });
     write_value(*a.file, a.path, a.attr, AttributeValue::from_raw(cur.kind(), dtype, e.n, e.data()));

@@ -2,7 +2,8 @@
 // variable-length parts (variable_length.hpp) - sequences (HDF5's H5T_VLEN,
 // h5py's ragged arrays), strings inside compounds, sequences of strings and of
 // sequences - written by every rank, read back in HDF5's memory layout, also
-// after reopening, through selections, and after the dataset grows.
+// after reopening, through selections, and after the dataset grows; and
+// attributes of such types.
 #include <cstddef>
 #include <cstring>
 
@@ -189,4 +190,34 @@ TEST_F(variable_length, WhatCannotBeHeldIsRefusedNamingTheDataset) {
   EXPECT_EQ(static_cast<int64_t*>(back[0].data)[1], 5);
   EXPECT_EQ(static_cast<int64_t*>(back[1].data)[0], 5);
   reclaim_variable_length(spec.dtype, back.data(), 2);
+}
+
+TEST_F(variable_length, AttributesHoldThemAsValues) {
+  const auto path = file_path();
+  const Datatype type = event_type();
+  {
+    auto f = File::create(path, options());
+    auto g = f.create_group("detector");
+    Events three(0, 3);
+    g.set_attribute("events", AttributeValue::from_raw(AttributeValue::Kind::Array, type, 3, three.rows.data()));
+    for (auto& s : three.names) s.assign(s.size(), '#');  // the value keeps its own copy
+    const Datatype words = Datatype::sequence(Datatype::varstring());
+    char a[] = "x", b[] = "yz";
+    char* w[] = {a, b};
+    const VarSequence one{2, w};
+    g.set_attribute("labels", AttributeValue::from_raw(AttributeValue::Kind::Scalar, words, 1, &one));
+    EXPECT_EQ(g.attribute("labels").to_string(), "[\"x\", \"yz\"]");
+  }
+  auto f = File::open(path, Mode::Read, options());
+  const AttributeValue v = f.group("detector").attribute("events");
+  EXPECT_EQ(v.dtype(), type);
+  ASSERT_EQ(v.size(), 3u);
+  std::vector<Event> back(3);
+  v.copy_elements(back.data());
+  for (uint64_t i = 0; i < 3; ++i) expect_event(back[i], i);
+  reclaim_variable_length(type, back.data(), 3);
+  EXPECT_EQ(v, f.group("detector").attribute("events"));  // values compare by content, not pointers
+  const AttributeValue labels = f.group("detector").attribute("labels");
+  EXPECT_EQ(labels.kind(), AttributeValue::Kind::Scalar);
+  EXPECT_EQ(labels.to_string(), "[\"x\", \"yz\"]");
 }

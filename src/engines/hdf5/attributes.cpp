@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "h5loom/variable_length.hpp"
 #include "hdf5lib/types.hpp"
 
 namespace h5loom::hdf5 {
@@ -49,7 +50,14 @@ void write_attribute_value(hid_t obj, const std::string& name, const AttributeVa
   Hid attr = checked(H5Acreate2(obj, name.c_str(), file_type(value.dtype()).get(), space.get(), H5P_DEFAULT,
                                 H5P_DEFAULT),
                      H5Aclose, "creating " + where);
-  if (value.size() > 0) check(H5Awrite(attr.get(), memory_type(value.dtype()).get(), value.data()), "writing " + where);
+  if (value.size() == 0) return;
+  if (value.dtype().has_variable_length_parts()) {  // HDF5 takes them in memory layout
+    ElementBuffer elements(value.dtype(), value.size());
+    value.copy_elements(elements.data());
+    check(H5Awrite(attr.get(), memory_type(value.dtype()).get(), elements.data()), "writing " + where);
+    return;
+  }
+  check(H5Awrite(attr.get(), memory_type(value.dtype()).get(), value.data()), "writing " + where);
 }
 
 AttributeValue read_attribute_value(hid_t obj, const std::string& name, const std::string& object,
@@ -94,11 +102,20 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
     return AttributeValue(std::move(strings));
   }
   Datatype dt = datatype_of_hdf5(type.get(), object);
-  if (dt.has_variable_length_parts())  // (before HDF5 allocates the sequences)
+  if (references_with_parts(dt))  // (before HDF5 allocates the sequences)
     throw DatatypeError("cannot read " + where + " of type " + dt.name() + ": " + kVariableLengthPartsRefused);
   std::vector<unsigned char> buf(static_cast<std::size_t>(npoints) * datatype_size(dt));
-  if (npoints > 0) check(H5Aread(attr.get(), memory_type(dt).get(), buf.data()), "reading " + where);
   auto kind = space_class == H5S_SCALAR ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
+  if (npoints == 0) return AttributeValue::from_raw(kind, dt, 0, buf.data());
+  Hid mem = memory_type(dt);
+  check(H5Aread(attr.get(), mem.get(), buf.data()), "reading " + where);
+  if (!dt.has_variable_length_parts()) return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
+  // The parts HDF5 allocated: copied into the value, then released by HDF5.
+  struct Release {
+    hid_t type, space;
+    void* buf;
+    ~Release() { H5Treclaim(type, space, H5P_DEFAULT, buf); }
+  } release{mem.get(), space.get(), buf.data()};
   return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
 }
 

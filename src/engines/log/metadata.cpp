@@ -19,10 +19,12 @@ Json attribute_to_json(const AttributeValue& v) {
     case K::Empty: return {{"kind", "empty"}, {"dtype", datatype_name(v.dtype())}};
     default: {
       auto* p = static_cast<const unsigned char*>(v.data());
-      std::vector<std::uint8_t> bytes(p, p + v.size() * datatype_size(v.dtype()));
-      return {{"kind", v.kind() == K::Scalar ? "scalar" : "array"},
-              {"dtype", datatype_name(v.dtype())},
-              {"data", Json::binary(std::move(bytes))}};
+      std::vector<std::uint8_t> bytes(p, p + v.byte_size());
+      Json j{{"kind", v.kind() == K::Scalar ? "scalar" : "array"},
+             {"dtype", datatype_name(v.dtype())},
+             {"data", Json::binary(std::move(bytes))}};
+      if (v.dtype().has_variable_length_parts()) j["count"] = v.size();  // (packed: the bytes do not say)
+      return j;
     }
   }
 }
@@ -34,8 +36,10 @@ AttributeValue attribute_from_json(const Json& j) {
   Datatype dt = datatype_from_name(j.at("dtype").get<std::string>());
   if (kind == "empty") return AttributeValue::empty(dt);
   const auto& bytes = j.at("data").get_binary();
-  return AttributeValue::from_raw(kind == "scalar" ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array, dt,
-                                  bytes.size() / datatype_size(dt), bytes.data());
+  const std::size_t count =
+      dt.has_variable_length_parts() ? j.at("count").get<std::size_t>() : bytes.size() / datatype_size(dt);
+  return AttributeValue::from_stored(kind == "scalar" ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array, dt,
+                                     count, bytes.data(), bytes.size());
 }
 
 // Builds the JSON of a CBOR document like nlohmann's DOM parser, refusing

@@ -284,3 +284,21 @@ def test_ragged_arrays_and_records_with_strings_round_trip(tmp_path, monkeypatch
         assert [g.tolist() for g in f["ragged"][...].ravel()][3:] == [[0, 1, 2], [0, 1, 2, 3], [7.5]]
         assert f["events"][0]["name"] == "first é".encode() and f["events"][0]["hits"].tolist() == [1, 2, 3]
         assert [w.decode() for w in f["words"][0]] == ["a", "bc"]
+
+
+@pytest.mark.parametrize("engine", STRING_ENGINES)
+def test_attributes_of_ragged_arrays_and_records(tmp_path, engine):
+    need(engine, "variable_length")
+    path = tmp_path / "attrs.h5"
+    event = np.dtype([("name", h5loom.string_dtype()), ("hits", h5loom.vlen_dtype("i8"))])
+    ragged = np.empty(3, dtype=h5loom.vlen_dtype("f8"))
+    ragged[0], ragged[1], ragged[2] = np.arange(2.0), np.array([]), np.array([7.5])
+    with h5loom.File(path, "w", engine=engine) as f:
+        f.attrs["ragged"] = ragged
+        f.attrs["events"] = np.array([("a", [1, 2]), (None, [])], dtype=event)
+    with h5loom.File(path, "r", engine=engine) as f:
+        got = f.attrs["ragged"]
+        assert got.dtype.metadata["vlen"] == np.dtype("f8")
+        assert [g.tolist() for g in got] == [[0.0, 1.0], [], [7.5]]
+        e = f.attrs["events"]
+        assert e["name"].tolist() == ["a", None] and [h.tolist() for h in e["hits"]] == [[1, 2], []]

@@ -178,7 +178,11 @@ def test_ragged_arrays_and_strings_inside_records(path):
         for k in (2 * R, 2 * R + 1):
             r[k] = np.arange(k, dtype=np.float32) + 0.5  # element 0 is empty
         e[R] = ("event %d é" % R, 1.5 * R)
+        rows = np.empty(2, dtype=object)
+        rows[0], rows[1] = np.array([1, 2], "i4"), np.array([], "i4")
+        f.attrs.create("rows", rows, dtype=h5py.vlen_dtype("i4"))  # every rank the same value
     with open_file(path, "r") as f:
+        assert [r.tolist() for r in f.attrs["rows"]] == [[1, 2], []]
         assert f["ragged"].dtype.metadata["vlen"] == np.float32
         got = f["ragged"][...]
         for k in range(2 * N):
