@@ -226,7 +226,7 @@ loom_status loom_attr_read_typed(loom_object* o, const char* name, const loom_ty
                                   " (loom_attr_type gives its type)");
     fits_in_memory(count, t.size(), "count");
     need_buffer(out, count, "out");
-    if (count) std::memcpy(out, v.data(), count * t.size());
+    if (count) v.copy_elements(out);  // (variable-length parts malloc'd: loom_reclaim)
   });
 }
 
