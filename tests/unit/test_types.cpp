@@ -86,7 +86,18 @@ TEST(Datatype, VariableLengthSequencesAreDescribed) {
   for (const auto& t : types) EXPECT_EQ(datatype_from_name(t.name()), t) << t.name();
   EXPECT_NE(floats, Datatype::sequence(Datatype::Float64));
   EXPECT_THROW(Datatype::compound({{"name", 0, Datatype::varstring()}, {"x", 4, Datatype::Float64}}), DatatypeError);
-  EXPECT_THROW(AttributeValue::from_raw(AttributeValue::Kind::Scalar, floats, 0, nullptr), DatatypeError);
+  EXPECT_THROW(AttributeValue::from_raw(AttributeValue::Kind::Scalar, Datatype::sequence(Datatype::reference()), 0,
+                                        nullptr),
+               DatatypeError);  // references with variable-length parts
+  float xs[] = {1.5f, 2.5f};
+  const VarSequence two{2, xs};
+  const auto value = AttributeValue::from_raw(AttributeValue::Kind::Scalar, floats, 1, &two);
+  EXPECT_EQ(value.to_string(), "[1.5, 2.5]");
+  xs[0] = 0;  // the value keeps its own copy
+  EXPECT_NE(value, AttributeValue::from_raw(AttributeValue::Kind::Scalar, floats, 1, &two));  // values compare
+  EXPECT_EQ(value.to_string(), "[1.5, 2.5]");
+  EXPECT_THROW(AttributeValue::from_stored(AttributeValue::Kind::Scalar, floats, 1, value.data(), value.byte_size() - 1),
+               CorruptionError);
   int32_t hits[] = {3, 4};
   const VarSequence one{2, hits};
   EXPECT_EQ(format_element(Datatype::sequence(Datatype::Int32), &one), "[3, 4]");
