@@ -123,6 +123,9 @@ def objects_for(data: Any, dt: np.dtype, target: Tuple[int, ...], path: str) -> 
     array for records, an object array of sequences (``data`` may be a list of
     arrays of different lengths, or one sequence for a single element)."""
     if dt.fields is not None:
+        if isinstance(data, np.ndarray) and data.dtype.names != dt.names:  # (numpy casts records by position)
+            raise DatatypeError(f"cannot write records with fields {data.dtype.names} to dataset '{path}' with "
+                                f"fields {dt.names}")
         try:
             arr = np.asarray(data, dtype=dt) if not isinstance(data, np.ndarray) else data.astype(dt, copy=False)
         except (TypeError, ValueError) as e:

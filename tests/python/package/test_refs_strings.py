@@ -270,6 +270,9 @@ def test_ragged_arrays_and_records_with_strings_round_trip(tmp_path, monkeypatch
             words[1] = ["bad\0"]
         with pytest.raises(h5loom.DatatypeError, match="'/ragged'"):
             ragged[0, 0:2] = [[1.0]]  # two elements selected, one given
+        swapped = np.dtype([("e", "f8"), ("hits", h5loom.vlen_dtype("i8")), ("name", h5loom.string_dtype())])
+        with pytest.raises(h5loom.DatatypeError, match="fields"):
+            events[2:3] = np.zeros(1, dtype=swapped)  # not cast by position
     with h5loom.File(path, "r", engine=engine) as f:
         got = f["ragged"][...]
         assert got.shape == (2, 3) and got[0, 2].dtype == np.dtype("f4")
