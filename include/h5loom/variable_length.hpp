@@ -47,6 +47,10 @@ bool references_with_parts(const Datatype& t);
 void pack_variable_length(const Datatype& t, const void* data, std::size_t n, std::vector<unsigned char>& out);
 std::vector<unsigned char> pack_variable_length(const Datatype& t, const void* data, std::size_t n);
 
+// The fewest bytes a packed element of `t` takes (at least 1): `n` elements
+// need at least n times this many (checked before anything is allocated for them).
+std::size_t min_packed_element_size(const Datatype& t);
+
 // Bytes the first packed element of `t` at `packed` takes; CorruptionError
 // if it is malformed or runs past `size`.
 std::size_t packed_element_size(const Datatype& t, const unsigned char* packed, std::size_t size);

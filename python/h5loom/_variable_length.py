@@ -104,17 +104,18 @@ class _Packer:
     def fixed(self, tree: Tuple[Any, ...], values: Any, counted: bool = False) -> int:
         """Packs fixed-size elements (a sequence's: with their count first)."""
         dt = self._dtype(tree)
+        base, shape = (dt.base, dt.shape) if dt.subdtype is not None else (dt, ())
+        packed = _packed_dtype(tree, self._dtype)
+        packed_base = packed.base if packed.subdtype is not None else packed
         try:
-            if dt.subdtype is not None:
-                arr = np.asarray(values, dtype=dt.base).reshape((-1,) + dt.shape)
-            else:
-                arr = np.asarray(values, dtype=dt).reshape(-1)
+            arr = np.asarray(values, dtype=base).reshape((-1,) + shape)
         except (TypeError, ValueError) as e:
             raise DatatypeError(f"{self._what}: {values!r} are not elements of {dt} ({e})") from None
-        packed = arr.astype(_packed_dtype(tree, self._dtype), copy=False) if dt.fields is not None else arr
+        if base.fields is not None:  # records without padding, members in order
+            arr = arr.astype(packed_base)
         if counted:
             self.out += _U64.pack(len(arr))
-        self.out += np.ascontiguousarray(packed).tobytes()
+        self.out += np.ascontiguousarray(arr).tobytes()
         return len(arr)
 
 
@@ -157,8 +158,23 @@ def _leading(data: Any, depth: int) -> List[Any]:
     return items
 
 
+def _has_references(tree: Tuple[Any, ...]) -> bool:
+    kind = tree[0]
+    if kind == "reference":
+        return True
+    if kind in ("sequence",):
+        return _has_references(tree[1])
+    if kind == "array":
+        return _has_references(tree[2])
+    if kind == "compound":
+        return any(_has_references(sub) for _, _, sub in tree[2])
+    return False
+
+
 def pack(tree: Tuple[Any, ...], values: np.ndarray, dtype_from_tree: Any, what: str) -> bytes:
     """The packed form of the elements of ``values`` (any shape, row-major)."""
+    if _has_references(tree):
+        raise DatatypeError(f"{what}: object references together with variable-length parts are not held")
     p = _Packer(dtype_from_tree, what)
     if tree[0] == "compound":
         for record in values.reshape(-1):
@@ -213,13 +229,10 @@ class _Unpacker:
     def fixed(self, tree: Tuple[Any, ...], n: int) -> np.ndarray:
         dt = self._dtype(tree)
         packed = _packed_dtype(tree, self._dtype)
-        arr = np.frombuffer(self._data, dtype=packed, count=n, offset=self._at)
+        arr = np.frombuffer(self._data, dtype=packed, count=n, offset=self._at)  # (n,) or (n, *shape)
         self._at += n * packed.itemsize
-        if dt.fields is not None:
-            return arr.astype(dt)
-        if dt.subdtype is not None:
-            return arr.copy()
-        return arr.astype(dt)
+        base = dt.base if dt.subdtype is not None else dt
+        return arr.astype(base)  # a copy: records get their padding back, numbers their metadata
 
 
 def unpack_all(tree: Tuple[Any, ...], data: bytes, dt: np.dtype, dtype_from_tree: Any) -> np.ndarray:

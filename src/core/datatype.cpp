@@ -117,6 +117,8 @@ Datatype Datatype::compound(std::vector<Member> members, std::size_t size) {
     end = std::max(end, m.offset + member_size(m.type));
   }
   if (size == 0) size = end;
+  if (size > (std::size_t(1) << 32))  // HDF5's own limit for an element
+    throw DatatypeError("a compound datatype of " + std::to_string(size) + " bytes: at most 4 GiB");
   // Members sorted by offset must not overlap and must fit in the element.
   std::vector<const Member*> by_offset;
   for (const auto& m : members) by_offset.push_back(&m);

@@ -75,6 +75,11 @@ AttributeValue AttributeValue::from_stored(Kind kind, Datatype dtype, std::size_
                             std::to_string(size) + " bytes");
     return from_raw(kind, dtype, kind == Kind::String ? size : count, data);
   }
+  if (references_with_parts(dtype))
+    throw DatatypeError("an attribute of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
+  if (count > size / min_packed_element_size(dtype))
+    throw CorruptionError("an attribute of " + std::to_string(count) + " elements of " + dtype.name() + " has only " +
+                          std::to_string(size) + " packed bytes");
   ElementBuffer check(dtype, count);  // the packed bytes must be exactly `count` elements
   unpack_variable_length(dtype, static_cast<const unsigned char*>(data), size, check.data(), count);
   AttributeValue v;

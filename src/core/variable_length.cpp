@@ -13,6 +13,9 @@ namespace h5loom {
 namespace {
 
 constexpr uint64_t kNullString = std::numeric_limits<uint64_t>::max();
+// No one part may take more memory than this (1 TiB): a damaged length times a
+// large element size fails as damage, not as an allocation of the impossible.
+constexpr std::size_t kMaxPartBytes = std::size_t(1) << 40;
 
 // The type of an element inside a variable-length part (a compound's member,
 // a sequence's element): a variable-length string is a char* there.
@@ -85,6 +88,12 @@ struct Packed {
 
 // The fewest packed bytes an element of `t` takes (at least 1 for every type:
 // a sequence's length check divides by it).
+std::size_t min_packed(const Datatype& t);
+
+// Whether parts can be released: an allocator without a release function
+// (HDF5's counting one, for H5Dvlen_get_buf_size) owns what it gave.
+bool can_release(const PartMemory& memory) { return memory.release || !memory.allocate; }
+
 std::size_t min_packed(const Datatype& t) {
   switch (t.type_class()) {
     case Datatype::Class::VarString:
@@ -141,8 +150,6 @@ void release(const PartMemory& memory, void* p) {
   if (!p) return;
   if (memory.release) memory.release(p, memory.release_info);
   else if (!memory.allocate) std::free(p);
-  // (an allocator without a release function owns what it gave: HDF5's
-  // H5Dvlen_get_buf_size counts with one)
 }
 
 void reclaim_part(const Datatype& t, unsigned char* p, const PartMemory& memory);
@@ -156,7 +163,7 @@ void unpack_part(const Datatype& t, Packed& in, unsigned char* p, const PartMemo
       if (n == kNullString) return;  // stays null
       const unsigned char* s = in.take(std::size_t(std::min<uint64_t>(n, in.left + 1)), t);
       if (std::memchr(s, 0, std::size_t(n))) in.bad(t, "a string holds a NUL byte");
-      auto* text = static_cast<char*>(allocate(memory, std::size_t(n) + 1));
+      auto* text = static_cast<char*>(allocate(memory, std::size_t(n) + 1));  // (n < the bytes there are)
       std::memcpy(text, s, std::size_t(n));
       text[n] = '\0';
       std::memcpy(p, &text, sizeof text);
@@ -166,11 +173,23 @@ void unpack_part(const Datatype& t, Packed& in, unsigned char* p, const PartMemo
       const uint64_t length = sequence_length(in, t);
       if (length == 0) return;  // {0, null}, as HDF5 reads an empty sequence
       const Datatype& e = t.sequence_element();
-      const std::size_t bytes = std::size_t(length) * part_size(e);
-      VarSequence v{std::size_t(length), allocate(memory, bytes)};
-      std::memset(v.data, 0, bytes);
+      const std::size_t esize = part_size(e);
+      if (length > kMaxPartBytes / esize)
+        in.bad(t, "a sequence of " + std::to_string(length) + " elements of " + std::to_string(esize) + " bytes");
+      // Children first, then the block that holds them, filled once: HDF5's
+      // order, which its counting allocator (one block, reallocated at every
+      // call) relies on.
+      std::vector<unsigned char> elements(std::size_t(length) * esize, 0);
+      try {
+        for (uint64_t i = 0; i < length; ++i) unpack_part(e, in, elements.data() + i * esize, memory);
+      } catch (...) {
+        if (can_release(memory))
+          for (uint64_t i = 0; i < length; ++i) reclaim_part(e, elements.data() + i * esize, memory);
+        throw;
+      }
+      VarSequence v{std::size_t(length), allocate(memory, elements.size())};
+      std::memcpy(v.data, elements.data(), elements.size());
       std::memcpy(p, &v, sizeof v);
-      for (uint64_t i = 0; i < length; ++i) unpack_part(e, in, static_cast<unsigned char*>(v.data) + i * part_size(e), memory);
       return;
     }
     case Datatype::Class::Compound:
@@ -276,6 +295,11 @@ bool references_anywhere(const Datatype& t) {
 
 bool references_with_parts(const Datatype& t) { return t.has_variable_length_parts() && references_anywhere(t); }
 
+std::size_t min_packed_element_size(const Datatype& t) {
+  require_parts(t);
+  return min_packed(t);
+}
+
 void pack_variable_length(const Datatype& t, const void* data, std::size_t n, std::vector<unsigned char>& out) {
   require_parts(t);
   const auto* p = static_cast<const unsigned char*>(data);
@@ -298,15 +322,17 @@ std::size_t packed_element_size(const Datatype& t, const unsigned char* packed, 
 void unpack_variable_length(const Datatype& t, const unsigned char* packed, std::size_t size, void* out,
                             std::size_t n, const PartMemory& memory) {
   require_parts(t);
+  Packed in{packed, size};
+  if (n > size / min_packed(t))  // (before anything is touched: `n` may come from a damaged record)
+    in.bad(t, std::to_string(n) + " elements cannot be packed in " + std::to_string(size) + " bytes");
   auto* p = static_cast<unsigned char*>(out);
   std::memset(p, 0, n * t.size());
-  Packed in{packed, size};
   std::size_t done = 0;
   try {
     for (; done < n; ++done) unpack_part(t, in, p + done * t.size(), memory);
     if (in.left != 0) in.bad(t, std::to_string(in.left) + " bytes are left after " + std::to_string(n) + " elements");
   } catch (...) {
-    reclaim_variable_length(t, p, std::min(done + 1, n), memory);
+    if (can_release(memory)) reclaim_variable_length(t, p, std::min(done + 1, n), memory);
     throw;
   }
 }

@@ -320,8 +320,14 @@ NB_MODULE(_core, m) {
       .def("set_attribute_packed", [](Object& o, const std::string& name, const std::string& dtype,
                                       const nb::bytes& packed, std::size_t count, bool scalar) {
         auto kind = scalar ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
-        o.set_attribute(name, AttributeValue::from_stored(kind, datatype_from_name(dtype), count, packed.data(),
-                                                          packed.size()));
+        AttributeValue value;
+        try {
+          value = AttributeValue::from_stored(kind, datatype_from_name(dtype), count, packed.data(), packed.size());
+        } catch (const Error& e) {
+          throw DatatypeError("attribute '" + name + "' on '" + o.path() + "': the values are not elements of " +
+                              dtype + " (" + e.what() + ")");
+        }
+        o.set_attribute(name, value);
       })
       .def("set_attribute_empty", [](Object& o, const std::string& name, const std::string& dtype) {
         o.set_attribute(name, AttributeValue::empty(datatype_from_name(dtype)));
@@ -384,9 +390,17 @@ NB_MODULE(_core, m) {
       // Elements with variable-length parts: their packed form (variable_length.hpp),
       // which the package makes from and turns into numpy objects.
       .def("write_packed", [](Dataset& d, const Selection& sel, nb::bytes packed, std::size_t n) {
-        ElementBuffer elements(d.dtype(), n);
-        unpack_variable_length(d.dtype(), static_cast<const unsigned char*>(packed.data()), packed.size(),
-                               elements.data(), n);
+        ElementBuffer elements;
+        try {  // (the package packed them: a mismatch is a bad value, not a damaged file)
+          if (n > packed.size() / min_packed_element_size(d.dtype()))
+            throw CorruptionError(std::to_string(n) + " elements in " + std::to_string(packed.size()) + " bytes");
+          elements.resize(d.dtype(), n);
+          unpack_variable_length(d.dtype(), static_cast<const unsigned char*>(packed.data()), packed.size(),
+                                 elements.data(), n);
+        } catch (const CorruptionError& e) {
+          throw DatatypeError("a write to dataset '" + d.path() + "': the values are not elements of " +
+                              d.dtype().name() + " (" + e.what() + ")");
+        }
         d.write_raw(sel, d.dtype(), elements.data(), n, /*copy=*/true);
       }, nb::arg("selection"), nb::arg("packed"), nb::arg("n"))
       .def("read_packed", [](Dataset& d, const Selection& sel, std::size_t n, bool independent) {

@@ -68,6 +68,10 @@ DatasetSpec spec_of(OpenFile& f, const std::string& path, hid_t type, hid_t spac
       break;
   }
   H5D_fill_value_t fill = H5D_FILL_VALUE_DEFAULT;
+  if (H5Pfill_value_defined(dcpl, &fill) >= 0 && fill == H5D_FILL_VALUE_USER_DEFINED &&
+      spec.dtype.has_variable_length_parts())  // (reading it would allocate parts for nothing)
+    throw DatatypeError("cannot create " + where + " of type " + spec.dtype.name() +
+                        " with a fill value: datasets of variable-length data have none (unwritten elements are empty)");
   if (H5Pfill_value_defined(dcpl, &fill) >= 0 && fill == H5D_FILL_VALUE_USER_DEFINED && !spec.dtype.is_varstring() &&
       !spec.dtype.has_references()) {
     if (!f.fill) unsupported("fill values (H5Pset_fill_value) with an engine without the conformance group 'fill'");

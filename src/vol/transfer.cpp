@@ -252,7 +252,9 @@ Elements to_model(hid_t mem_type, const void* src, std::size_t n, const Datatype
   } else {
     Hid t = hdf5lib::memory_type(dtype);
     std::function<std::vector<unsigned char>()> bkg;
-    if (background) bkg = [&] { return *background().bytes; };
+    // (Not for variable-length parts: the stored elements' parts would have
+    // to outlive the conversion and be copied again; such writes are refused.)
+    if (background && !dtype.has_variable_length_parts()) bkg = [&] { return *background().bytes; };
     convert(mem_type, src, t.get(), out.data(), n, bkg, dtype, mem_type);
   }
   return out;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include "h5loom/types.hpp"
@@ -151,6 +152,32 @@ TEST(VariableLength, PackedElementsUnpackToEqualCopies) {
   reclaim_variable_length(nested, &copy, 1);
 }
 
+// HDF5's H5Dvlen_get_buf_size allocator: one block, reallocated at every
+// call, never released by the caller - parts must be built children first.
+struct CountingAllocator {
+  std::size_t total = 0;
+  void* block = nullptr;
+  static void* allocate(std::size_t size, void* info) {
+    auto* c = static_cast<CountingAllocator*>(info);
+    c->total += size;
+    c->block = std::realloc(c->block, size);
+    return c->block;
+  }
+};
+
+TEST(VariableLength, PartsAreMadeChildrenFirstForACountingAllocator) {
+  const Datatype nested = Datatype::sequence(Datatype::sequence(Datatype::varstring()));
+  char a[] = "a", b[] = "bc";
+  char* words[] = {a, b};
+  VarSequence inner[] = {{2, words}, {0, nullptr}};
+  VarSequence outer{2, inner}, counted{0, nullptr};
+  CountingAllocator c;
+  copy_variable_length(nested, &outer, &counted, 1, PartMemory{&CountingAllocator::allocate, &c, nullptr, nullptr});
+  EXPECT_EQ(c.total, 2u + 3u + 2 * sizeof(char*) + 2 * sizeof(VarSequence));  // as HDF5 counts
+  EXPECT_EQ(variable_length_bytes(nested, &outer, 1), c.total);
+  std::free(c.block);
+}
+
 TEST(VariableLength, DamagedPackedBytesRaiseCorruption) {
   const Datatype seq = Datatype::sequence(Datatype::Float64);
   double v[] = {1, 2};
@@ -168,6 +195,10 @@ TEST(VariableLength, DamagedPackedBytesRaiseCorruption) {
   EXPECT_THROW(packed_element_size(seq, huge.data(), huge.size()), CorruptionError);
   VarSequence two[2];
   EXPECT_THROW(unpack_variable_length(seq, packed.data(), packed.size(), two, 2), CorruptionError);
+  EXPECT_THROW(AttributeValue::from_stored(AttributeValue::Kind::Array, seq, std::size_t(1) << 60, packed.data(),
+                                           packed.size()),
+               CorruptionError);  // a count the bytes cannot hold, refused before any allocation
+  EXPECT_THROW(Datatype::compound({{"x", 0, Datatype::Int8}}, std::size_t(1) << 40), DatatypeError);
   // A string with a NUL inside.
   const Datatype strings = Datatype::sequence(Datatype::varstring());
   const unsigned char bad[] = {1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 'a', 0};

@@ -78,6 +78,7 @@ void apply_elements(Tree& tree, int id, const Json& op, const std::function<void
     const Json& packed = op.at("packed");
     if (!packed.is_binary()) bad("holds packed elements that are not bytes");
     const auto& bytes = packed.get_binary();
+    if (n > bytes.size() / min_packed_element_size(info.dtype)) bad("has fewer bytes than its selection's elements need");
     std::vector<std::pair<std::size_t, std::size_t>> spans(n);  // (offset, size) of element k
     std::size_t at = 0;
     for (auto& [offset, size] : spans) {

@@ -273,6 +273,17 @@ def test_ragged_arrays_and_records_with_strings_round_trip(tmp_path, monkeypatch
         swapped = np.dtype([("e", "f8"), ("hits", h5loom.vlen_dtype("i8")), ("name", h5loom.string_dtype())])
         with pytest.raises(h5loom.DatatypeError, match="fields"):
             events[2:3] = np.zeros(1, dtype=swapped)  # not cast by position
+        # Padded records inside an array, beside a string: packed without their padding.
+        pad = np.dtype({"names": ["x", "y"], "formats": ["i1", "<i4"], "offsets": [0, 4], "itemsize": 8})
+        rec = np.dtype([("a", "<i2"), ("b", pad, (2,)), ("s", h5loom.string_dtype())])
+        padded = f.create_dataset("padded", shape=(1,), dtype=rec)
+        padded[0] = (3, [(1, 10), (2, 20)], "ok")
+        got = padded[0]
+        assert got["a"] == 3 and got["b"]["y"].tolist() == [10, 20] and got["s"] == "ok"
+        refs = np.empty(1, dtype=h5loom.vlen_dtype(h5loom.ref_dtype))
+        refs[0] = np.array([None], dtype=object)
+        with pytest.raises(h5loom.DatatypeError, match="references"):
+            f.attrs["refs"] = refs
     with h5loom.File(path, "r", engine=engine) as f:
         got = f["ragged"][...]
         assert got.shape == (2, 3) and got[0, 2].dtype == np.dtype("f4")
