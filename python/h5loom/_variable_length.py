@@ -98,10 +98,9 @@ class _Packer:
             for v in items:
                 self.element(base, v)
             return
-        count = self.fixed(base, value, counted=True)
-        del count
+        self.fixed(base, value, counted=True)
 
-    def fixed(self, tree: Tuple[Any, ...], values: Any, counted: bool = False) -> int:
+    def fixed(self, tree: Tuple[Any, ...], values: Any, counted: bool = False) -> None:
         """Packs fixed-size elements (a sequence's: with their count first)."""
         dt = self._dtype(tree)
         base, shape = (dt.base, dt.shape) if dt.subdtype is not None else (dt, ())
@@ -116,7 +115,6 @@ class _Packer:
         if counted:
             self.out += _U64.pack(len(arr))
         self.out += np.ascontiguousarray(arr).tobytes()
-        return len(arr)
 
 
 def objects_for(data: Any, dt: np.dtype, target: Tuple[int, ...], path: str) -> np.ndarray:

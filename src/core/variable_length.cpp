@@ -84,6 +84,15 @@ struct Packed {
     std::memcpy(&v, take(sizeof v, t), sizeof v);
     return v;
   }
+  // A packed string part: its bytes and their count, or null for a null string.
+  const char* string(const Datatype& t, std::size_t& n) {
+    const uint64_t count = u64(t);
+    if (count == kNullString) return nullptr;
+    const unsigned char* s = take(std::size_t(std::min<uint64_t>(count, left + 1)), t);  // (fails past the end)
+    n = std::size_t(count);
+    if (std::memchr(s, 0, n)) bad(t, "a string holds a NUL byte");
+    return reinterpret_cast<const char*>(s);
+  }
 };
 
 // The fewest packed bytes an element of `t` takes (at least 1 for every type:
@@ -118,11 +127,8 @@ uint64_t sequence_length(Packed& in, const Datatype& t) {
 void skip_part(const Datatype& t, Packed& in) {
   switch (t.type_class()) {
     case Datatype::Class::VarString: {
-      const uint64_t n = in.u64(t);
-      if (n != kNullString) {
-        const unsigned char* s = in.take(std::size_t(std::min<uint64_t>(n, in.left + 1)), t);
-        if (std::memchr(s, 0, std::size_t(n))) in.bad(t, "a string holds a NUL byte");
-      }
+      std::size_t n = 0;
+      in.string(t, n);
       return;
     }
     case Datatype::Class::Sequence: {
@@ -159,12 +165,11 @@ void reclaim_part(const Datatype& t, unsigned char* p, const PartMemory& memory)
 void unpack_part(const Datatype& t, Packed& in, unsigned char* p, const PartMemory& memory) {
   switch (t.type_class()) {
     case Datatype::Class::VarString: {
-      const uint64_t n = in.u64(t);
-      if (n == kNullString) return;  // stays null
-      const unsigned char* s = in.take(std::size_t(std::min<uint64_t>(n, in.left + 1)), t);
-      if (std::memchr(s, 0, std::size_t(n))) in.bad(t, "a string holds a NUL byte");
-      auto* text = static_cast<char*>(allocate(memory, std::size_t(n) + 1));  // (n < the bytes there are)
-      std::memcpy(text, s, std::size_t(n));
+      std::size_t n = 0;
+      const char* s = in.string(t, n);
+      if (!s) return;  // stays null
+      auto* text = static_cast<char*>(allocate(memory, n + 1));  // (n < the bytes there are)
+      std::memcpy(text, s, n);
       text[n] = '\0';
       std::memcpy(p, &text, sizeof text);
       return;
