@@ -322,6 +322,12 @@ herr_t dataset_specific(void* obj, H5VL_dataset_specific_args_t* args, hid_t, vo
         Dataset& ds = d.ds();
         const Dims cur = ds.shape();
         const Dims want = hdf5lib::from_hsize(args->args.set_extent.size, int(cur.size()));
+        // As HDF5: only chunked datasets take H5Dset_extent, even to their own
+        // extent (the object model lets a contiguous dataset keep its shape).
+        if (ds.layout() != Layout::Chunked)
+          throw SelectionError("cannot set the extent of dataset '" + d.path + "' in file '" + d.file->name +
+                               "' to " + dims_to_string(want) + ": its layout is contiguous (only chunked datasets "
+                               "change their extent)");
         // (shrinking: engines with "shrink"; the object model names the others)
         if (want != cur) ds.resize(want);
         return herr_t(0);
