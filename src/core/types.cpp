@@ -80,8 +80,13 @@ AttributeValue AttributeValue::from_stored(Kind kind, Datatype dtype, std::size_
   if (count > size / min_packed_element_size(dtype))
     throw CorruptionError("an attribute of " + std::to_string(count) + " elements of " + dtype.name() + " has only " +
                           std::to_string(size) + " packed bytes");
-  ElementBuffer check(dtype, count);  // the packed bytes must be exactly `count` elements
-  unpack_variable_length(dtype, static_cast<const unsigned char*>(data), size, check.data(), count);
+  // The packed bytes must be exactly `count` elements: walked, nothing allocated.
+  const auto* packed = static_cast<const unsigned char*>(data);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < count; ++i) at += packed_element_size(dtype, packed + at, size - at);
+  if (at != size)
+    throw CorruptionError("an attribute of " + std::to_string(count) + " elements of " + dtype.name() + " has " +
+                          std::to_string(size - at) + " packed bytes after its last element");
   AttributeValue v;
   v.kind_ = kind;
   v.dtype_ = std::move(dtype);
