@@ -1,4 +1,4 @@
-// The engine interface (version 6): the one small set of operations every
+// The engine interface (version 7): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -58,7 +58,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 6
+#define H5LOOM_ENGINE_ABI_VERSION 7
 
 namespace h5loom::engine {
 
@@ -278,6 +278,16 @@ class Engine {
   virtual void create_external_link(FileHandle& f, const std::string& path, const ExternalLink& link);
   // The link if `path` is an external link; nullopt if it is anything else or nothing.
   virtual std::optional<ExternalLink> external_link(FileHandle& f, const std::string& path);
+
+  // ---- user-defined links (conformance group "user_defined_links"; with "links") --
+  // A link `path` of a user-defined class (HDF5's H5Lcreate_ud) whose value is
+  // kept as the bytes given. Like an external link, no call follows it: kind()
+  // is None for it, list() names it, unlink() and move() handle it like a soft
+  // link. The default raises UsageError.
+  virtual void create_user_defined_link(FileHandle& f, const std::string& path, const UserDefinedLink& link);
+  // The link if `path` is a user-defined link (not an external link with a
+  // well-formed value: external_link() gives those); nullopt otherwise.
+  virtual std::optional<UserDefinedLink> user_defined_link(FileHandle& f, const std::string& path);
 
   // ---- named datatypes (conformance group "named_types") ----------------------
   // An engine without them keeps these defaults, which raise UsageError.

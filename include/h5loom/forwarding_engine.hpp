@@ -89,6 +89,8 @@ class ForwardingEngine : public Engine {
   uint64_t change_reference_count(FileHandle& f, const std::string& path, int delta) override;
   void create_external_link(FileHandle& f, const std::string& path, const ExternalLink& link) override;
   std::optional<ExternalLink> external_link(FileHandle& f, const std::string& path) override;
+  void create_user_defined_link(FileHandle& f, const std::string& path, const UserDefinedLink& link) override;
+  std::optional<UserDefinedLink> user_defined_link(FileHandle& f, const std::string& path) override;
   std::vector<std::string> list_in_creation_order(FileHandle& f, const std::string& group) override;
   int64_t creation_order(FileHandle& f, const std::string& path) override;
   int64_t next_creation_order(FileHandle& f, const std::string& group) override;

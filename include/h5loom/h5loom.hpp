@@ -232,6 +232,16 @@ class Group : public Object {
   void create_external_link(const std::string& path, const std::string& file, const std::string& target);
   // The link if `path` is an external link.
   std::optional<ExternalLink> external_link(const std::string& path) const;
+  // ---- user-defined links (engines declaring "user_defined_links"); collective ----
+  // A link `path` of the user-defined class `link.link_class` (64..255) whose
+  // value is `link.value`, kept as given: HDF5's H5Lcreate_ud, which the VOL
+  // connector maps here (an external-class value that does not read as an
+  // external link, or a class the application registered). h5loom never
+  // follows it; kind(), list(), visit(), remove() and move() treat it as they
+  // treat an external link.
+  void create_user_defined_link(const std::string& path, const UserDefinedLink& link);
+  // The link if `path` is a user-defined link.
+  std::optional<UserDefinedLink> user_defined_link(const std::string& path) const;
   // ---- hard links (engines declaring "hard_links"); collective ----
   // A second name `path` for the group, dataset or named datatype `target`
   // (absolute, or relative to this group; links followed). Missing parents of

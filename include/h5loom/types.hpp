@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -41,6 +42,24 @@ struct ExternalLink {
   std::string path;  // absolute, in that file
   bool operator==(const ExternalLink& o) const { return file == o.file && path == o.path; }
 };
+
+// A link of a user-defined class (engines declaring the conformance group
+// "user_defined_links"): HDF5's H5Lcreate_ud, class 64 (the external class) to
+// 255, whose value h5loom keeps as the bytes given and never follows or reads.
+// An external link whose value is a well-formed external-link value is an
+// ExternalLink; this holds the rest - a value HDF5 keeps without checking it
+// (and fails to follow) and the links of classes an application registered.
+struct UserDefinedLink {
+  int link_class = 0;                // 64..255; 0 for a link the engine holds but cannot describe
+  std::optional<std::string> value;  // the link's value, as given; none for a link the engine cannot describe
+  // (The hdf5 engine reads a link through its class's HDF5 query callback,
+  // which fails for an external-class value that is not an external link's:
+  // HDF5 itself cannot tell that link's class or value, only that it exists.)
+  bool described() const { return link_class != 0 && value.has_value(); }
+  bool operator==(const UserDefinedLink& o) const { return link_class == o.link_class && value == o.value; }
+};
+constexpr int kUserDefinedLinkClassMin = 64;   // HDF5's H5L_TYPE_UD_MIN (= H5L_TYPE_EXTERNAL)
+constexpr int kUserDefinedLinkClassMax = 255;  // HDF5's H5L_TYPE_MAX
 
 enum class Layout { Contiguous, Chunked };
 

@@ -179,6 +179,35 @@ std::optional<ExternalLink> Group::external_link(const std::string& path) const 
   return f.engine->external_link(*f.handle, abs);
 }
 
+void Group::create_user_defined_link(const std::string& path, const UserDefinedLink& link) {
+  auto& f = state();
+  const std::string abs = resolve(path);
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_user_defined_link", f.filename, abs);
+  f.agree([&] {
+    f.require_writable("create user-defined link '" + abs + "'");
+    if (link.link_class < kUserDefinedLinkClassMin || link.link_class > kUserDefinedLinkClassMax)
+      throw UsageError("cannot create user-defined link '" + abs + "': its class " + std::to_string(link.link_class) +
+                       " is not a user-defined link class (" + std::to_string(kUserDefinedLinkClassMin) + " to " +
+                       std::to_string(kUserDefinedLinkClassMax) + ")");
+    if (!link.value)
+      throw UsageError("cannot create user-defined link '" + abs + "': it has no value (a link its engine could not "
+                       "describe cannot be copied)");
+    if (!f.supports("user_defined_links"))
+      throw UsageError("cannot create user-defined link '" + abs + "' in " + f.describe_file() + ": engine '" +
+                       f.engine->name() + "' has no user-defined links (conformance group 'user_defined_links')");
+  });
+  require_absent(abs, "user-defined link");
+  create_parents(abs);
+  f.engine->create_user_defined_link(*f.handle, abs, link);
+}
+
+std::optional<UserDefinedLink> Group::user_defined_link(const std::string& path) const {
+  auto& f = state();
+  const std::string abs = resolve(path);
+  f.require_open("look up '" + abs + "'");
+  return f.engine->user_defined_link(*f.handle, abs);
+}
+
 ObjectRef Group::reference(const std::string& path) const {
   auto& f = state();
   std::string abs = resolve(path);

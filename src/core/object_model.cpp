@@ -116,7 +116,7 @@ void FileState::close() {
 
 bool FileState::link_exists(const std::string& abs_path) const {
   return engine->kind(*handle, abs_path) != ObjectKind::None || engine->soft_link(*handle, abs_path) ||
-         engine->external_link(*handle, abs_path);
+         engine->external_link(*handle, abs_path) || engine->user_defined_link(*handle, abs_path);
 }
 
 bool FileState::supports(const std::string& group) const {
@@ -276,6 +276,9 @@ void Group::create_parents(const std::string& abs_path) {
         if (f.engine->external_link(*f.handle, prefix))
           throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
                             "' is an external link (h5loom does not follow them)");
+        if (f.engine->user_defined_link(*f.handle, prefix))
+          throw ExistsError("cannot create '" + abs_path + "' in " + f.describe_file() + ": '" + prefix +
+                            "' is a user-defined link (h5loom does not follow them)");
         f.engine->create_group(*f.handle, prefix);
         break;
       case ObjectKind::Dataset:
@@ -299,6 +302,9 @@ void Group::require_absent(const std::string& abs, const char* what) const {
   if (f.engine->external_link(*f.handle, abs))
     throw ExistsError(std::string("cannot create ") + what + " '" + abs + "' in " + f.describe_file() +
                       ": an external link of that name exists");
+  if (f.engine->user_defined_link(*f.handle, abs))
+    throw ExistsError(std::string("cannot create ") + what + " '" + abs + "' in " + f.describe_file() +
+                      ": a user-defined link of that name exists");
 }
 
 void Group::require_kind(const std::string& abs, ObjectKind want) const {

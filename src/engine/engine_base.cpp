@@ -82,6 +82,10 @@ void Engine::create_external_link(FileHandle&, const std::string& path, const Ex
   unsupported(*this, "create the external link '" + path + "'", "external_links");
 }
 std::optional<ExternalLink> Engine::external_link(FileHandle&, const std::string&) { return std::nullopt; }
+void Engine::create_user_defined_link(FileHandle&, const std::string& path, const UserDefinedLink&) {
+  unsupported(*this, "create the user-defined link '" + path + "'", "user_defined_links");
+}
+std::optional<UserDefinedLink> Engine::user_defined_link(FileHandle&, const std::string&) { return std::nullopt; }
 int64_t Engine::creation_order(FileHandle& f, const std::string& path) {
   const auto slash = path.rfind('/');
   const auto names = list_in_creation_order(f, slash == 0 ? "/" : path.substr(0, slash));

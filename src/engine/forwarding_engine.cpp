@@ -155,6 +155,23 @@ std::optional<ExternalLink> ForwardingEngine::external_link(FileHandle& fh, cons
   return link;
 }
 
+void ForwardingEngine::create_user_defined_link(FileHandle& fh, const std::string& path, const UserDefinedLink& link) {
+  auto& f = wrapped(fh);
+  around(f,
+         Call{"create_user_defined_link", path, true,
+              [&] { return quoted(path) + ", class " + std::to_string(link.link_class) + ", " +
+                           std::to_string(link.value ? link.value->size() : 0) + " bytes"; }},
+         [&] { inner_->create_user_defined_link(*f.inner, path, link); });
+}
+
+std::optional<UserDefinedLink> ForwardingEngine::user_defined_link(FileHandle& fh, const std::string& path) {
+  auto& f = wrapped(fh);
+  std::optional<UserDefinedLink> link;
+  around(f, Call{"user_defined_link", path, true, [&] { return quoted(path); }},
+         [&] { link = inner_->user_defined_link(*f.inner, path); });
+  return link;
+}
+
 std::vector<std::string> ForwardingEngine::list_in_creation_order(FileHandle& fh, const std::string& group) {
   auto& f = wrapped(fh);
   std::vector<std::string> names;

@@ -105,6 +105,10 @@ class Copier {
             g.create_external_link(name, external->file, external->path);
             continue;
           }
+          if (auto ud = source.user_defined_link(name)) {  // kept as they are, like external links
+            g.create_user_defined_link(name, *ud);
+            continue;
+          }
           auto target = source.soft_link(name);
           if (!target || (options_.expand_soft_links && from_.kind(child) != ObjectKind::None))
             copy_node(child, join(dst, name), depth + 1);

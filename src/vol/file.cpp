@@ -127,6 +127,7 @@ void learn_engine(OpenFile& f) {
   f.named_types = has("named_types") && offers_named_types(f.file.engine_name());
   f.hard_links = f.links && f.references && has("hard_links");
   f.external_links = f.links && has("external_links");
+  f.user_defined_links = f.links && has("user_defined_links");
   f.filters = has("filters");
   f.reference_counts = has("reference_counts");
 }

@@ -19,11 +19,12 @@ void require_links(const OpenFile& f, const std::string& what) {
   if (!f.links) unsupported(what + " with an engine without the conformance group 'links'");
 }
 
-// Is there a link `path` (a dangling soft link, an external link count)?
+// Is there a link `path` (a dangling soft link, external and user-defined links count)?
 bool link_exists(OpenFile& f, const std::string& path) {
   if (path == "/") return true;
   return f.file.kind(path) != ObjectKind::None || (f.links && f.file.soft_link(path)) ||
-         (f.external_links && f.file.external_link(path));
+         (f.external_links && f.file.external_link(path)) ||
+         (f.user_defined_links && f.file.user_defined_link(path));
 }
 
 // An external link's value as HDF5 packs it (H5Lunpack_elink_val reads it):
@@ -49,6 +50,21 @@ bool tracks_creation_order(OpenFile& f, const std::string& group) {
   return flags & H5P_CRT_ORDER_TRACKED;
 }
 
+// A user-defined link the engine holds but cannot describe (HDF5, under the
+// hdf5 engine, for an external-class value that is not an external link's)
+// fails as it fails in HDF5 programs.
+// HDF5 describes an external-class value only if its first byte says version
+// 0 without unknown flags (H5L__extern_query), whatever the rest: so does h5loom.
+void require_described(const OpenFile& f, const std::string& path, const UserDefinedLink& link) {
+  const bool external_header_ok = link.link_class != H5L_TYPE_EXTERNAL ||
+                                  (link.value && !link.value->empty() &&
+                                   (uint8_t(link.value->front()) >> 4) == H5L_EXT_VERSION &&
+                                   !(uint8_t(link.value->front()) & 0x0F & ~H5L_EXT_FLAGS_ALL));
+  if (!link.described() || !external_header_ok)
+    throw UsageError("user-defined link '" + path + "' in file '" + f.name +
+                     "' cannot be described: HDF5 cannot read its class or value (its link class's query fails)");
+}
+
 H5L_info2_t link_info(OpenFile& f, const std::string& path) {
   H5L_info2_t info;
   std::memset(&info, 0, sizeof info);
@@ -64,6 +80,10 @@ H5L_info2_t link_info(OpenFile& f, const std::string& path) {
   } else if (auto external = f.external_links ? f.file.external_link(path) : std::nullopt) {
     info.type = H5L_TYPE_EXTERNAL;
     info.u.val_size = packed_external_link(*external).size();
+  } else if (auto ud = f.user_defined_links ? f.file.user_defined_link(path) : std::nullopt) {
+    require_described(f, path, *ud);
+    info.type = H5L_type_t(ud->link_class);
+    info.u.val_size = ud->value->size();
   } else {
     info.type = H5L_TYPE_HARD;
     info.u.token = token_of(f, path);
@@ -117,24 +137,37 @@ herr_t link_create(H5VL_link_create_args_t* args, void* obj, const H5VL_loc_para
         return herr_t(0);
       }
       case H5VL_LINK_CREATE_UD: {
-        // H5Lcreate_external: the packed value of an external link.
+        // H5Lcreate_external packs an external link's value; H5Lcreate_ud
+        // passes any value of any registered class, which HDF5 keeps unchecked.
         const auto& ud = args->args.ud;
         check_plist(lcpl, H5P_LINK_CREATE, "link creation");
-        if (ud.type != H5L_TYPE_EXTERNAL)
-          unsupported("user-defined links of class " + std::to_string(int(ud.type)) +
-                      " (H5Lcreate_ud makes external links only)");
-        if (!o.file->external_links)
-          unsupported("external links with an engine without the conformance group 'external_links'");
+        const std::string path = locate(o, loc);
         unsigned flags = 0;
         const char* file = nullptr;
         const char* object = nullptr;
-        if (H5Lunpack_elink_val(ud.buf, ud.buf_size, &flags, &file, &object) < 0) {
-          H5Eclear2(H5E_DEFAULT);
-          throw UsageError("an external link's value is malformed");
+        herr_t unpacked = -1;
+        if (ud.type == H5L_TYPE_EXTERNAL) {
+          H5E_BEGIN_TRY { unpacked = H5Lunpack_elink_val(ud.buf, ud.buf_size, &flags, &file, &object); }
+          H5E_END_TRY
+          if (unpacked < 0) H5Eclear2(H5E_DEFAULT);
         }
-        const std::string path = locate(o, loc);
+        if (unpacked >= 0) {
+          if (!o.file->external_links)
+            unsupported("external links with an engine without the conformance group 'external_links'");
+          if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
+          o.h5().create_external_link(path, file, object);
+          return herr_t(0);
+        }
+        if (!o.file->user_defined_links)
+          unsupported("user-defined links (H5Lcreate_ud) with an engine without the conformance group "
+                      "'user_defined_links'");
+        if (H5Lis_registered(ud.type) <= 0)
+          throw UsageError("cannot create user-defined link '" + path + "' in file '" + o.file->name +
+                           "': link class " + std::to_string(int(ud.type)) + " is not registered (H5Lregister)");
         if (o.h5().mode() != Mode::Read) require_parent(*o.file, path, lcpl);
-        o.h5().create_external_link(path, file, object);
+        const auto* bytes = static_cast<const char*>(ud.buf);
+        o.h5().create_user_defined_link(
+            path, UserDefinedLink{int(ud.type), bytes ? std::string(bytes, ud.buf_size) : std::string()});
         return herr_t(0);
       }
     }
@@ -171,6 +204,9 @@ herr_t link_copy(void* src_obj, const H5VL_loc_params_t* loc1, void* dst_obj, co
       src.h5().create_soft_link(to, *target);
     } else if (auto external = src.file->external_links ? src.h5().external_link(from) : std::nullopt) {
       src.h5().create_external_link(to, external->file, external->path);
+    } else if (auto ud = src.file->user_defined_links ? src.h5().user_defined_link(from) : std::nullopt) {
+      require_described(*src.file, from, *ud);
+      src.h5().create_user_defined_link(to, *ud);
     } else {
       if (!src.file->hard_links)
         unsupported("copying hard link '" + from + "' (a second name for its object) with an engine without the "
@@ -217,7 +253,13 @@ herr_t link_get(void* obj, const H5VL_loc_params_t* loc, H5VL_link_get_args_t* a
           if (a.buf && a.buf_size > 0) std::memcpy(a.buf, value.data(), std::min(value.size(), a.buf_size));
           return herr_t(0);
         }
-        if (!target) throw UsageError("'" + path + "' is not a soft or external link (file '" + o.file->name + "')");
+        if (auto ud = !target && o.file->user_defined_links ? o.h5().user_defined_link(path) : std::nullopt) {
+          require_described(*o.file, path, *ud);
+          if (a.buf && a.buf_size > 0) std::memcpy(a.buf, ud->value->data(), std::min(ud->value->size(), a.buf_size));
+          return herr_t(0);
+        }
+        if (!target)
+          throw UsageError("'" + path + "' is not a soft, external or user-defined link (file '" + o.file->name + "')");
         if (a.buf && a.buf_size > 0) {
           const size_t n = std::min(target->size(), a.buf_size - 1);
           std::memcpy(a.buf, target->data(), n);

@@ -145,7 +145,8 @@ void links_changed(OpenFile& f, const std::string& from, const std::string& to,
 // is open on some rank (every rank gets the same answer: collective).
 static bool orphans_open_objects(OpenFile& f, const std::string& path) {
   if (!f.hard_links || f.file.kind(path) == ObjectKind::None || f.file.soft_link(path) ||
-      (f.external_links && f.file.external_link(path)) || f.file.link_count(path) != 1)
+      (f.external_links && f.file.external_link(path)) || (f.user_defined_links && f.file.user_defined_link(path)) ||
+      f.file.link_count(path) != 1)
     return false;
   int open_here = 0;
   for (auto& [serial, obj] : f.live)

@@ -175,9 +175,11 @@ uint64_t capability_flags(const std::string& config) {  // the engine route's
   // links with "external_links" (followed where objects are opened).
   if (has("links")) flags |= H5VL_CAP_FLAG_LINK_BASIC | H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_SOFT_LINKS;
   if (has("links") && has("references") && has("hard_links")) flags |= H5VL_CAP_FLAG_HARD_LINKS;
-  // H5Lcreate_ud makes links of the one user-defined class HDF5 predefines,
-  // the external one; another registered class is refused, naming it.
-  if (has("links") && has("external_links")) flags |= H5VL_CAP_FLAG_EXTERNAL_LINKS | H5VL_CAP_FLAG_UD_LINKS;
+  // H5Lcreate_ud with "user_defined_links": a well-formed external-class
+  // value is an external link; any other value, or a class the application
+  // registered, is kept as given and never followed.
+  if (has("links") && has("external_links")) flags |= H5VL_CAP_FLAG_EXTERNAL_LINKS;
+  if (has("links") && has("user_defined_links")) flags |= H5VL_CAP_FLAG_UD_LINKS;
   // Creation order covers links (group "order") and attributes ("attribute_edit").
   if (has("order") && has("attribute_edit")) flags |= H5VL_CAP_FLAG_CREATION_ORDER;
   if (has("fill")) flags |= H5VL_CAP_FLAG_FILL_VALUES;

@@ -79,7 +79,8 @@ struct OpenFile {
   unsigned long fileno = 0;
   // What the engine declares (its conformance groups).
   bool links = false, order = false, fill = false, references = false, attribute_edit = false,
-       independent_read = false, named_types = false, hard_links = false, external_links = false, filters = false,
+       independent_read = false, named_types = false, hard_links = false, external_links = false,
+       user_defined_links = false, filters = false,
        reference_counts = false;
   // The creation properties groups were created with in this session, by
   // path (h5loom keeps none in the file; H5Gget_create_plist returns them).

@@ -100,7 +100,7 @@ class Hdf5Engine final : public engine::Engine {
                                     "extend",   "errors", "compound", "string",   "enum",      "links",
                                     "order",    "fill",   "external", "references", "attribute_edit", "arrays",
                                     "opaque",   "null_spaces", "filters", "reference_counts", "shrink",
-                                    "named_types", "hard_links", "external_links"};
+                                    "named_types", "hard_links", "external_links", "user_defined_links"};
     // HDF5's MPI-IO path cannot write variable-length data ("Parallel IO does
     // not support writing VL or region reference datatypes"), and from HDF5
     // 1.12 on not datasets of object references either (attributes it can);
@@ -419,26 +419,51 @@ class Hdf5Engine final : public engine::Engine {
   }
   std::optional<ExternalLink> external_link(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);
-    if (path == "/" || !links_exist(f, path)) return std::nullopt;
-    H5L_info_t li;
-    check(H5Lget_info(f.file.get(), path.c_str(), &li, f.no_external.get()), "reading link '" + path + "'");
-    if (li.type != H5L_TYPE_EXTERNAL) return std::nullopt;
-    std::vector<char> value(li.u.val_size);
+    const auto li = described_link(f, path);
+    if (!li || li->type != H5L_TYPE_EXTERNAL) return std::nullopt;
+    std::vector<char> value(li->u.val_size);
     check(H5Lget_val(f.file.get(), path.c_str(), value.data(), value.size(), f.no_external.get()),
           "reading external link '" + path + "'");
     const char* file = nullptr;
     const char* target = nullptr;
-    check(H5Lunpack_elink_val(value.data(), value.size(), nullptr, &file, &target),
-          "reading external link '" + path + "'");
+    herr_t unpacked = -1;
+    H5E_BEGIN_TRY { unpacked = H5Lunpack_elink_val(value.data(), value.size(), nullptr, &file, &target); }
+    H5E_END_TRY
+    if (unpacked < 0) return std::nullopt;  // a value HDF5 kept unchecked: user_defined_link() gives it
     return ExternalLink{file, target};
+  }
+  void create_user_defined_link(FileHandle& fh, const std::string& path, const UserDefinedLink& link) override {
+    auto& f = cast(fh);
+    const std::string what = "creating user-defined link '" + path + "' in file '" + f.name + "'";
+    if (H5Lis_registered(H5L_type_t(link.link_class)) <= 0)
+      throw UsageError(what + ": its class " + std::to_string(link.link_class) +
+                       " is not registered with HDF5 in this process (H5Lregister)");
+    const std::string& value = link.value.value();  // (the object model passes described links only)
+    check(H5Lcreate_ud(f.file.get(), path.c_str(), H5L_type_t(link.link_class), value.data(), value.size(),
+                       H5P_DEFAULT, H5P_DEFAULT),
+          what);
+  }
+  // HDF5 describes a user-defined link through its class's query callback:
+  // what that gives is the value here. A link it cannot describe (the callback
+  // fails, as for an external-class value that is not an external link's) is
+  // one of class 0 without a value - HDF5 programs get no more from it.
+  std::optional<UserDefinedLink> user_defined_link(FileHandle& fh, const std::string& path) override {
+    auto& f = cast(fh);
+    if (path == "/" || !links_exist(f, path)) return std::nullopt;
+    const auto li = described_link(f, path);
+    if (!li) return UserDefinedLink{};
+    if (li->type < H5L_TYPE_UD_MIN) return std::nullopt;
+    if (li->type == H5L_TYPE_EXTERNAL && external_link(fh, path)) return std::nullopt;
+    std::string value(li->u.val_size, '\0');
+    check(H5Lget_val(f.file.get(), path.c_str(), value.data(), value.size(), f.no_external.get()),
+          "reading user-defined link '" + path + "'");
+    return UserDefinedLink{int(li->type), std::move(value)};
   }
   std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
     auto& f = cast(fh);
-    if (path == "/" || !links_exist(f, path)) return std::nullopt;
-    H5L_info_t li;
-    check(H5Lget_info(f.file.get(), path.c_str(), &li, H5P_DEFAULT), "reading link '" + path + "'");
-    if (li.type != H5L_TYPE_SOFT) return std::nullopt;
-    std::string target(li.u.val_size, '\0');
+    const auto li = described_link(f, path);
+    if (!li || li->type != H5L_TYPE_SOFT) return std::nullopt;
+    std::string target(li->u.val_size, '\0');
     check(H5Lget_val(f.file.get(), path.c_str(), target.data(), target.size(), H5P_DEFAULT),
           "reading soft link '" + path + "'");
     target.resize(std::strlen(target.c_str()));
@@ -887,6 +912,18 @@ class Hdf5Engine final : public engine::Engine {
       }
       if (pos == std::string::npos) return true;
     }
+  }
+
+  // The information of the link `path`; nullopt if there is none, or if HDF5
+  // cannot describe it (a user-defined link whose class's query fails).
+  static std::optional<H5L_info_t> described_link(Hdf5File& f, const std::string& path) {
+    if (path == "/" || !links_exist(f, path)) return std::nullopt;
+    H5L_info_t li;
+    herr_t st = -1;
+    H5E_BEGIN_TRY { st = H5Lget_info(f.file.get(), path.c_str(), &li, f.no_external.get()); }
+    H5E_END_TRY;
+    if (st < 0) return std::nullopt;
+    return li;
   }
 
   // Whether `path` is a hard link in a group to that group itself.

@@ -24,7 +24,7 @@ namespace h5loom::logfmt {
 
 // Visible flush rounds per epoch: 24 bits of a block entry (then a flush commits).
 constexpr uint32_t kMaxRound = (1u << 24) - 1;
-constexpr uint32_t kVersion = 10;        // written; 2 added the front file's checksum and binding,
+constexpr uint32_t kVersion = 11;        // written; 2 added the front file's checksum and binding,
                                           // 3 links (softlink, unlink, move) and fill values,
                                           // 4 the `elements` operation (held_values.hpp),
                                           // 5 deleting and renaming attributes,
@@ -32,7 +32,8 @@ constexpr uint32_t kVersion = 10;        // written; 2 added the front file's ch
                                           // 7 named datatypes (the `type` operation),
                                           // 8 hard and external links (`hardlink`, `extlink`),
                                           // 9 opaque datatypes (`opaque[N]{tag}`),
-                                          // 10 variable-length parts (`vlen<T>`, `packed` elements)
+                                          // 10 variable-length parts (`vlen<T>`, `packed` elements),
+                                          // 11 user-defined links (`udlink`)
 constexpr uint32_t kOldestVersion = 1;   // the oldest read
 inline bool readable_version(uint32_t v) { return v >= kOldestVersion && v <= kVersion; }
 constexpr char kLogMagic[8] = {'H', '5', 'L', 'O', 'O', 'M', 'L', 'G'};

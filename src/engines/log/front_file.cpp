@@ -2,6 +2,8 @@
 
 #include "h5loom/variable_length.hpp"
 
+#include <hdf5.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -355,6 +357,15 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
     }
     if (!entry.external.file.empty()) {
       e->create_external_link(*h, p, entry.external);
+      continue;
+    }
+    if (entry.user_defined.link_class) {
+      // HDF5 takes a link of a class registered in this process (the external
+      // class always is); the others stay in the log, listed like log-only data.
+      if (H5Lis_registered(H5L_type_t(entry.user_defined.link_class)) > 0)
+        e->create_user_defined_link(*h, p, entry.user_defined);
+      else
+        log_only.push_back(p);
       continue;
     }
     const Node& node = entry.hard ? tree.nodes.at(tree.path_of_token(entry.hard)) : entry;

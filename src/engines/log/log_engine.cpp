@@ -33,7 +33,8 @@ class LogEngine final : public engine::Engine {
     return {"file",   "group",  "dataset", "attribute", "selection", "datatype", "extend", "errors",
             "series", "compound", "string", "enum",      "links",     "order",    "fill",
             "references", "reference_datasets", "vlen_strings", "variable_length", "attribute_edit", "arrays", "opaque",
-            "null_spaces", "filters", "reference_counts", "independent_read", "shrink", "named_types", "hard_links", "external_links"};
+            "null_spaces", "filters", "reference_counts", "independent_read", "shrink", "named_types", "hard_links", "external_links",
+            "user_defined_links"};
   }
 
   // ---- storage ----
@@ -217,6 +218,15 @@ class LogEngine final : public engine::Engine {
     const Node* n = link_node(cast(fh), path);
     if (!n || n->external.file.empty()) return std::nullopt;
     return n->external;
+  }
+  void create_user_defined_link(FileHandle& fh, const std::string& path, const UserDefinedLink& link) override {
+    auto& f = writable(fh, "create user-defined link '" + path + "'");
+    record(f, udlink_op(link_path(f, path), link));
+  }
+  std::optional<UserDefinedLink> user_defined_link(FileHandle& fh, const std::string& path) override {
+    const Node* n = link_node(cast(fh), path);
+    if (!n || !n->user_defined.link_class) return std::nullopt;
+    return n->user_defined;
   }
   std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
     const Node* n = link_node(cast(fh), path);

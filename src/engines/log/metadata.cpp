@@ -197,6 +197,12 @@ Json hardlink_op(const std::string& path, uint64_t token) {
 Json extlink_op(const std::string& path, const ExternalLink& link) {
   return Json{{"op", "extlink"}, {"path", path}, {"file", link.file}, {"target", link.path}};
 }
+Json udlink_op(const std::string& path, const UserDefinedLink& link) {
+  return Json{{"op", "udlink"},
+              {"path", path},
+              {"class", link.link_class},
+              {"value", Json::binary(std::vector<std::uint8_t>(link.value->begin(), link.value->end()))}};
+}
 Json unlink_op(const std::string& path) { return Json{{"op", "unlink"}, {"path", path}}; }
 Json move_op(const std::string& from, const std::string& to) {
   return Json{{"op", "move"}, {"from", from}, {"to", to}};
@@ -220,7 +226,7 @@ std::string Tree::resolve(const std::string& path) const {
       auto it = nodes.find(prefix);
       if (it == nodes.end()) return {};
       const Node& n = it->second;
-      if (!n.external.file.empty()) return {};  // into another file: not here
+      if (!n.external.file.empty() || n.user_defined.link_class) return {};  // never followed: nothing here
       if (!n.link.empty() || n.hard) {
         auto object = n.hard ? object_paths.find(n.hard) : object_paths.end();
         if (n.hard && object == object_paths.end()) return {};  // (never: an object lives while a hard link names it)
@@ -401,6 +407,18 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     node_of(parent_of(p), ObjectKind::Group);
     attach(tree, p);
     tree.nodes[p].external = std::move(link);
+  } else if (kind == "udlink") {
+    const std::string p = op.at("path");
+    const int link_class = op.at("class");
+    const Json& value = op.at("value");
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p) ||
+        link_class < kUserDefinedLinkClassMin || link_class > kUserDefinedLinkClassMax || !value.is_binary())
+      bad("has a bad or existing path '" + p + "', a class " + std::to_string(link_class) +
+          " that is not a user-defined one, or a value that is not bytes");
+    node_of(parent_of(p), ObjectKind::Group);
+    attach(tree, p);
+    const auto& bytes = value.get_binary();
+    tree.nodes[p].user_defined = UserDefinedLink{link_class, std::string(bytes.begin(), bytes.end())};
   } else if (kind == "unlink" || kind == "move") {
     const std::string from = op.at(kind == "unlink" ? "path" : "from");
     const std::string to = kind == "move" ? op.at("to").get<std::string>() : std::string();

@@ -27,7 +27,9 @@ constexpr uint64_t kRootToken = 1;
 // A node is an object (a group, a dataset, a named datatype) at its own
 // path, or a link: a soft link (`link`), a hard link (`hard`), a second name
 // for an object whose node is elsewhere, or an external link (`external`) to
-// an object of another file, never followed (both version 8). A link's kind is None.
+// an object of another file, never followed (both version 8), or a
+// user-defined link (`user_defined`, version 11), never followed either. A
+// link's kind is None.
 struct Node {
   ObjectKind kind = ObjectKind::None;  // None: a soft or hard link
   uint64_t token = 0;                  // groups, datasets and named datatypes: their object reference token
@@ -41,6 +43,7 @@ struct Node {
   std::string link;                 // for soft links: the target (absolute; need not exist)
   uint64_t hard = 0;                // for hard links: the token of the object they name (it exists)
   ExternalLink external;            // for external links: the file and the path there (file not empty)
+  UserDefinedLink user_defined;     // for user-defined links: the class (not 0) and the value (version 11)
   Datatype type;                    // for named datatypes: the datatype
 };
 
@@ -121,6 +124,8 @@ Json softlink_op(const std::string& path, const std::string& target);
 Json hardlink_op(const std::string& path, uint64_t token);
 // An external link `path` to `link.path` of the file `link.file` (version 8).
 Json extlink_op(const std::string& path, const ExternalLink& link);
+// A user-defined link `path` of class `link.link_class` with the value `link.value` (version 11).
+Json udlink_op(const std::string& path, const UserDefinedLink& link);
 // A named datatype (version 7).
 Json type_op(const std::string& path, const Datatype& dtype);
 Json unlink_op(const std::string& path);
