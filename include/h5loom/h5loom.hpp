@@ -96,6 +96,9 @@ class Dataset : public Object {
   std::vector<Filter> filters() const;
   // One element of dtype(): the value of elements never written (empty: zero).
   std::vector<unsigned char> fill_value() const;
+  // The named datatype (absolute path) the dataset's type is shared from
+  // (DatasetSpec::named_type); empty if its own, or if that type is gone.
+  std::string named_type() const;
 
   // Grows the dataset (collective; a flush point). No dimension may shrink or pass max_shape.
   void extend(const Dims& new_shape);

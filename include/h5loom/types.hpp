@@ -126,6 +126,11 @@ struct DatasetSpec {
   // layout_auto the dataset is chunked; a contiguous layout is refused).
   std::vector<Filter> filters;
 
+  // The named datatype (absolute path, engines declaring "named_types") whose
+  // type dtype is, shared as HDF5 shares a committed datatype: its reference
+  // count (link_count) counts the dataset while it exists. Empty: its own type.
+  std::string named_type;
+
   template <class T>
   void fill_with(T value) {
     fill.resize(sizeof(T));
@@ -142,6 +147,7 @@ struct DatasetInfo {
   std::vector<unsigned char> fill;  // one element of dtype; empty: zero
   bool null_space = false;  // HDF5's null dataspace (DatasetSpec::null_space): shape {0}, fixed
   std::vector<Filter> filters;  // DatasetSpec::filters
+  std::string named_type;  // DatasetSpec::named_type; empty if its own, or if the named datatype is gone
 };
 
 // A scalar, a 1-D array of one numeric type, a string, or a 1-D array of strings
@@ -228,6 +234,15 @@ class AttributeValue {
   std::vector<ObjectRef> as_references() const;
 
 
+  // The named datatype (absolute path) this value's type is shared from, as
+  // DatasetSpec::named_type: its reference count counts the attribute. Empty:
+  // its own type. Not part of the value: == ignores it.
+  const std::string& named_type() const { return named_type_; }
+  AttributeValue& set_named_type(std::string path) {
+    named_type_ = std::move(path);
+    return *this;
+  }
+
   std::string to_string() const;  // human-readable, for tools and error messages
   bool operator==(const AttributeValue& o) const {
     return kind_ == o.kind_ && dtype_ == o.dtype_ && count_ == o.count_ && bytes_ == o.bytes_ &&
@@ -246,6 +261,7 @@ class AttributeValue {
   std::vector<unsigned char> bytes_;
   std::string text_;
   std::vector<std::string> strings_;
+  std::string named_type_;
 };
 
 template <class T>

@@ -171,14 +171,44 @@ static void check_attribute_name(const std::string& name, const std::string& obj
                      " (must be non-empty and contain no '/')");
 }
 
+// `named_type` given for a value or dataset of type `dtype` (`what`): a named
+// datatype of the file describing that type. Returns its normalised path.
+static std::string checked_named_type(const FileState& f, const std::string& named_type, const Datatype& dtype,
+                                      const std::string& what) {
+  if (!f.supports("named_types"))
+    throw UsageError("cannot share named datatype '" + named_type + "' with " + what + ": engine '" +
+                     f.engine->name() + "' has no named datatypes (conformance group 'named_types')");
+  const std::string abs = detail::normalize_path(named_type);
+  if (f.engine->kind(*f.handle, abs) != ObjectKind::Datatype)
+    throw NotFoundError("cannot share named datatype '" + abs + "' with " + what + ": there is no named datatype of "
+                        "that name in " + f.describe_file());
+  const Datatype named = f.engine->named_datatype(*f.handle, abs);
+  if (!(named == dtype))
+    throw DatatypeError("cannot share named datatype '" + abs + "' with " + what + ": it describes " + named.name() +
+                        ", not " + dtype.name());
+  return abs;
+}
+
 void Object::set_attribute(const std::string& name, const AttributeValue& value) {
   auto& f = state();
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "set_attribute", f.filename, path_);
+  std::string named_type;
   f.agree([&] {
     f.require_writable("write attribute '" + name + "' on '" + path_ + "'");
     check_attribute_name(name, path_, f);
+    if (!value.named_type().empty() && (value.is_string() || value.is_string_array()))
+      throw UsageError("cannot share named datatype '" + value.named_type() + "' with attribute '" + name + "' of '" +
+                       path_ + "': a text attribute has its own string type");
+    if (!value.named_type().empty())
+      named_type = checked_named_type(f, value.named_type(), value.dtype(),
+                                      "attribute '" + name + "' of '" + path_ + "'");
   });
-  f.engine->write_attribute(*f.handle, path_, name, value);
+  if (named_type == value.named_type()) {
+    f.engine->write_attribute(*f.handle, path_, name, value);
+  } else {  // (its path normalised)
+    AttributeValue shared = value;
+    f.engine->write_attribute(*f.handle, path_, name, shared.set_named_type(named_type));
+  }
 }
 
 AttributeValue Object::attribute(const std::string& name) const {
@@ -418,13 +448,16 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
                      dims_to_string(spec.max_shape) + ") needs a chunked layout, not contiguous");
 }
 
-Dataset Group::create_dataset(const std::string& path, const DatasetSpec& spec) {
+Dataset Group::create_dataset(const std::string& path, const DatasetSpec& given) {
   auto& f = state();
   std::string abs = resolve(path);
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "create_dataset", f.filename, abs);
+  DatasetSpec spec = given;
   f.agree([&] {
     f.require_writable("create dataset '" + abs + "'");
     validate_spec(spec, abs, f);
+    if (!spec.named_type.empty())
+      spec.named_type = checked_named_type(f, spec.named_type, spec.dtype, "dataset '" + abs + "'");
   });
   create_parents(abs);
   require_absent(abs, "dataset");
@@ -508,6 +541,11 @@ Dims Dataset::chunks() const { return info().chunks; }
 bool Dataset::null_space() const { return info().null_space; }
 std::vector<Filter> Dataset::filters() const { return info().filters; }
 std::vector<unsigned char> Dataset::fill_value() const { return info().fill; }
+std::string Dataset::named_type() const {
+  auto& f = state();
+  f.require_open("look up the named datatype of '" + path() + "'");
+  return f.engine->dataset_info(*f.handle, path()).named_type;  // (asked afresh: the type may have moved)
+}
 
 static void check_extend(const FileState& f, const std::string& path, const DatasetInfo& cur, const Dims& new_shape,
                          bool may_shrink = false) {

@@ -262,4 +262,16 @@ void take_strings(std::vector<char*>& from, std::string* out) {
   }
 }
 
+std::string committed_type_path(hid_t type, const std::string& what) {
+  const htri_t committed = H5Tcommitted(type);
+  if (committed < 0) throw IOError("cannot tell whether " + what + " is a committed datatype");
+  if (committed == 0) return {};
+  const ssize_t len = H5Iget_name(type, nullptr, 0);
+  if (len <= 0) return {};  // its last link went: HDF5 keeps it for its users, nameless
+  std::string path(std::size_t(len) + 1, '\0');
+  if (H5Iget_name(type, path.data(), path.size()) < 0) throw IOError("cannot name the committed datatype of " + what);
+  path.resize(std::size_t(len));
+  return path;
+}
+
 }  // namespace h5loom::hdf5lib

@@ -15,6 +15,9 @@ Hid file_type(const Datatype& t);
 // The h5loom datatype of an HDF5 type; DatatypeError naming `object` for the
 // HDF5 types h5loom does not model (variable-length, references, arrays, ...).
 Datatype datatype_of_hdf5(hid_t type, const std::string& object);
+// The path of the committed datatype `type` is (a dataset's or attribute's
+// type shared from one); empty if it is not committed or no path leads to it.
+std::string committed_type_path(hid_t type, const std::string& what);
 // A 2-byte float of IEEE binary16's layout (Datatype::Float16; not, e.g., a
 // float of 16 bits with another exponent size).
 bool is_ieee_half(hid_t type);

@@ -166,7 +166,8 @@ void* attr_create(void* obj, const H5VL_loc_params_t* loc, const char* name, hid
     check_plist(aapl, H5P_ATTRIBUTE_ACCESS, "attribute access");
     const std::string path = object_path(o, loc);
     const std::string what = "attribute '" + std::string(name) + "' of '" + path + "' in file '" + o.file->name + "'";
-    const AttributeValue zero = zero_value(type, space, what);
+    AttributeValue zero = zero_value(type, space, what);
+    if (!zero.is_string() && !zero.is_string_array()) zero.set_named_type(shared_named_type(*o.file, type));
     if (on_object(*o.file, path, [&](h5loom::Object& x) { return x.has_attribute(name); }))
       throw ExistsError("cannot create " + what + ": it exists");
     write_value(*o.file, path, name, zero);
@@ -224,7 +225,8 @@ herr_t attr_write(void* obj, hid_t mem_type, const void* buf, hid_t, void**) {
       if (b.n) cur.copy_elements(b.data());
       return b;
     });
-    write_value(*a.file, a.path, a.attr, AttributeValue::from_raw(cur.kind(), dtype, e.n, e.data()));
+    AttributeValue value = AttributeValue::from_raw(cur.kind(), dtype, e.n, e.data());
+    write_value(*a.file, a.path, a.attr, value.set_named_type(cur.named_type()));  // (still shared)
     return herr_t(0);
   });
 }

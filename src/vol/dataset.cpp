@@ -24,6 +24,7 @@ Object& as_object(void* obj) { return *static_cast<Object*>(obj); }
 DatasetSpec spec_of(OpenFile& f, const std::string& path, hid_t type, hid_t space, hid_t dcpl) {
   DatasetSpec spec;
   spec.dtype = model_type(type, path);
+  spec.named_type = shared_named_type(f, type);
   const std::string where = "dataset '" + path + "'";
   switch (H5Sget_simple_extent_type(space)) {
     case H5S_SCALAR:

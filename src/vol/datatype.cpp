@@ -25,6 +25,24 @@ void require_named_types(const OpenFile& f) {
   unsupported("committed datatypes with an engine without the conformance group 'named_types'");
 }
 
+std::string shared_named_type(const OpenFile& f, hid_t type) {
+  if (!f.named_types) return {};
+  const htri_t committed = H5Tcommitted(type);
+  if (committed <= 0) {
+    if (committed < 0) H5Eclear2(H5E_DEFAULT);
+    return {};
+  }
+  const void* obj = H5VLobject(type);  // the connector's object of the committed datatype
+  if (!obj) {
+    H5Eclear2(H5E_DEFAULT);
+    return {};
+  }
+  if (on_native_route(obj)) return {};
+  const Object& t = *static_cast<const Object*>(obj);
+  if (t.file.get() != &f || t.type != H5I_DATATYPE || t.path.empty() || t.unlinked) return {};
+  return t.path;
+}
+
 namespace {
 
 Object& as_object(void* obj) { return *static_cast<Object*>(obj); }

@@ -279,6 +279,11 @@ std::string config_of(hid_t fapl);
 bool offers_named_types(const std::string& engine_name);
 // UsageError unless the file offers committed datatypes (datatype.cpp).
 void require_named_types(const OpenFile& f);
+// The path of the committed datatype `type` if it is a named one of file `f`:
+// HDF5 shares it with a dataset or attribute created with it, and its
+// reference count counts them. Empty for any other type (HDF5 copies another
+// file's committed datatype; an anonymous one h5loom copies too).
+std::string shared_named_type(const OpenFile& f, hid_t type);
 // The engine route's capability flags for an engine configuration (plugin.cpp).
 uint64_t capability_flags(const std::string& config);
 // Closes every file still open (at exit, before MPI is finalised).

@@ -67,6 +67,68 @@ TEST_F(named_types, CommittedTypesKeepTheirTypeAndAttributesAfterReopen) {
   EXPECT_EQ(values[3].id, 4);
 }
 
+// Datasets and attributes that share a named datatype (HDF5's committed
+// datatype given to H5Dcreate/H5Acreate): they say which, and its reference
+// count counts them while they exist.
+TEST_F(named_types, DatasetsAndAttributesShareThem) {
+  const auto path = file_path();
+  const bool counts = [&] {
+    auto f = File::create(path, options());
+    f.commit_datatype("types/particle", particle_type());
+    const bool counted = f.supports("hard_links");  // (else every object's count is 1)
+    if (counted) EXPECT_EQ(f.link_count("types/particle"), 1u);
+    DatasetSpec spec;
+    spec.dtype = particle_type();
+    spec.shape = {2};
+    spec.named_type = "types/particle";  // relative to the root
+    auto shared = f.create_dataset("shared", spec);
+    EXPECT_EQ(shared.named_type(), "/types/particle");
+    spec.named_type.clear();
+    EXPECT_EQ(f.create_dataset("own", spec).named_type(), "");
+    const Particle p{2.5, 7};
+    f.set_attribute("origin", AttributeValue::from_raw(AttributeValue::Kind::Scalar, particle_type(), 1, &p)
+                                  .set_named_type("/types/particle"));
+    shared.set_attribute("first", AttributeValue::from_raw(AttributeValue::Kind::Scalar, particle_type(), 1, &p)
+                                      .set_named_type("/types/particle"));
+    if (counted) EXPECT_EQ(f.link_count("types/particle"), 4u);  // its name, a dataset, two attributes
+    EXPECT_EQ(f.attribute("origin").named_type(), "/types/particle");
+    // Misuse, refused on every rank: another type, no named datatype there, text.
+    spec.named_type = "types/particle";
+    spec.dtype = Datatype::Float64;
+    EXPECT_THROW(f.create_dataset("wrong", spec), DatatypeError);
+    spec.named_type = "shared";
+    EXPECT_THROW(f.create_dataset("wrong", spec), NotFoundError);
+    EXPECT_THROW(f.set_attribute("text", AttributeValue("x").set_named_type("/types/particle")), UsageError);
+    EXPECT_FALSE(f.exists("wrong"));
+    return counted;
+  }();
+  {
+    auto f = File::open(path, Mode::ReadWrite, options());
+    EXPECT_EQ(f.dataset("shared").named_type(), "/types/particle");
+    EXPECT_EQ(f.dataset("own").named_type(), "");
+    const AttributeValue origin = f.attribute("origin");
+    EXPECT_EQ(origin.named_type(), "/types/particle");
+    Particle back{};
+    origin.copy_elements(&back);
+    EXPECT_EQ(back.x, 2.5);
+    EXPECT_EQ(back.id, 7);
+    if (counts) EXPECT_EQ(f.link_count("types/particle"), 4u);
+    // Users that go release it: a deleted attribute, a deleted dataset (with its attribute).
+    f.remove_attribute("origin");
+    if (counts) EXPECT_EQ(f.link_count("types/particle"), 3u);
+    f.remove("shared");
+    if (counts) EXPECT_EQ(f.link_count("types/particle"), 1u);
+    // Rewriting an attribute without the named datatype shares it no more.
+    const Particle p{1.0, 1};
+    f.set_attribute("again", AttributeValue::from_raw(AttributeValue::Kind::Scalar, particle_type(), 1, &p)
+                                 .set_named_type("types/particle"));
+    if (counts) EXPECT_EQ(f.link_count("types/particle"), 2u);
+    f.set_attribute("again", AttributeValue::from_raw(AttributeValue::Kind::Scalar, particle_type(), 1, &p));
+    EXPECT_EQ(f.attribute("again").named_type(), "");
+    if (counts) EXPECT_EQ(f.link_count("types/particle"), 1u);
+  }
+}
+
 // Types with parts of variable length (HDF5's H5T_VLEN; strings inside a
 // compound): committed and read back; references inside one refused.
 TEST_F(named_types, VariableLengthTypesAreCommitted) {

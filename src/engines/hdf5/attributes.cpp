@@ -16,7 +16,8 @@ using hdf5lib::file_type;
 using hdf5lib::Hid;
 using hdf5lib::memory_type;
 
-void write_attribute_value(hid_t obj, const std::string& name, const AttributeValue& value, const std::string& where) {
+void write_attribute_value(hid_t obj, const std::string& name, const AttributeValue& value, const std::string& where,
+                           hid_t named_type) {
   if (H5Aexists(obj, name.c_str()) > 0) check(H5Adelete(obj, name.c_str()), "replacing " + where);
   if (value.is_string() || value.is_string_array()) {
     // Fixed-length, NUL-terminated UTF-8: a scalar for one string, 1-D for a list.
@@ -47,7 +48,8 @@ void write_attribute_value(hid_t obj, const std::string& name, const AttributeVa
     hsize_t n = value.size();
     space = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, "creating an attribute space");
   }
-  Hid attr = checked(H5Acreate2(obj, name.c_str(), file_type(value.dtype()).get(), space.get(), H5P_DEFAULT,
+  const Hid own = named_type < 0 ? file_type(value.dtype()) : Hid();
+  Hid attr = checked(H5Acreate2(obj, name.c_str(), named_type < 0 ? own.get() : named_type, space.get(), H5P_DEFAULT,
                                 H5P_DEFAULT),
                      H5Aclose, "creating " + where);
   if (value.size() == 0) return;
@@ -66,7 +68,9 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
   Hid type = checked(H5Aget_type(attr.get()), H5Tclose, "reading the type of " + where);
   Hid space = checked(H5Aget_space(attr.get()), H5Sclose, "reading the shape of " + where);
   H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
-  if (space_class == H5S_NULL) return AttributeValue::empty(datatype_of_hdf5(type.get(), object));
+  if (space_class == H5S_NULL)
+    return AttributeValue::empty(datatype_of_hdf5(type.get(), object))
+        .set_named_type(hdf5lib::committed_type_path(type.get(), "the type of " + where));
   const hssize_t npoints = H5Sget_simple_extent_npoints(space.get());
 
   // Text: variable-length strings and NUL-terminated fixed-length ones (what
@@ -102,21 +106,24 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
     return AttributeValue(std::move(strings));
   }
   Datatype dt = datatype_of_hdf5(type.get(), object);
+  const std::string named = hdf5lib::committed_type_path(type.get(), "the type of " + where);
   if (references_with_parts(dt))  // (before HDF5 allocates the sequences)
     throw DatatypeError("cannot read " + where + " of type " + dt.name() + ": " + kVariableLengthPartsRefused);
   std::vector<unsigned char> buf(static_cast<std::size_t>(npoints) * datatype_size(dt));
   auto kind = space_class == H5S_SCALAR ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
-  if (npoints == 0) return AttributeValue::from_raw(kind, dt, 0, buf.data());
+  if (npoints == 0) return AttributeValue::from_raw(kind, dt, 0, buf.data()).set_named_type(named);
   Hid mem = memory_type(dt);
   check(H5Aread(attr.get(), mem.get(), buf.data()), "reading " + where);
-  if (!dt.has_variable_length_parts()) return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
+  if (!dt.has_variable_length_parts())
+    return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data()).set_named_type(named);
   // The parts HDF5 allocated: copied into the value, then released by HDF5.
   struct Release {
     hid_t type, space;
     void* buf;
     ~Release() { H5Treclaim(type, space, H5P_DEFAULT, buf); }
   } release{mem.get(), space.get(), buf.data()};
-  return AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
+  AttributeValue value = AttributeValue::from_raw(kind, dt, static_cast<std::size_t>(npoints), buf.data());
+  return value.set_named_type(named);
 }
 
 }  // namespace h5loom::hdf5

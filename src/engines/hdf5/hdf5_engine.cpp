@@ -578,8 +578,8 @@ class Hdf5Engine final : public engine::Engine {
     if (!spec.fill.empty())
       check(H5Pset_fill_value(dcpl.get(), memory_type(spec.dtype).get(), spec.fill.data()),
             "setting the fill value of '" + path + "'");
-    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
-                          H5P_DEFAULT);
+    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), type_to_create(f, spec.dtype, spec.named_type).get(), space.get(),
+                          H5P_DEFAULT, dcpl.get(), H5P_DEFAULT);
     if (id < 0) fail("creating dataset '" + path + "' in file '" + f.name + "'");
     f.datasets[path] = Hid(id, H5Dclose);
   }
@@ -607,10 +607,19 @@ class Hdf5Engine final : public engine::Engine {
     H5Sselect_all(space.get());
     if (!spec.fill.empty())
       check(H5Pset_fill_value(dcpl.get(), memory_type(spec.dtype).get(), spec.fill.data()), what + ": fill value");
-    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), file_type(spec.dtype).get(), space.get(), H5P_DEFAULT, dcpl.get(),
-                          H5P_DEFAULT);
+    hid_t id = H5Dcreate2(f.file.get(), path.c_str(), type_to_create(f, spec.dtype, spec.named_type).get(), space.get(),
+                          H5P_DEFAULT, dcpl.get(), H5P_DEFAULT);
     if (id < 0) fail(what);
     f.datasets[path] = Hid(id, H5Dclose);
+  }
+
+  // The file type of a new dataset or attribute: the committed datatype
+  // `named_type` if given (HDF5 then counts the user in its reference count),
+  // else `dtype`'s.
+  static Hid type_to_create(Hdf5File& f, const Datatype& dtype, const std::string& named_type) {
+    if (named_type.empty()) return file_type(dtype);
+    return checked(H5Topen2(f.file.get(), named_type.c_str(), H5P_DEFAULT), H5Tclose,
+                   "opening named datatype '" + named_type + "' in file '" + f.name + "'");
   }
 
   DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {
@@ -619,6 +628,7 @@ class Hdf5Engine final : public engine::Engine {
     DatasetInfo info;
     Hid type = checked(H5Dget_type(ds), H5Tclose, "reading the type of '" + path + "'");
     info.dtype = datatype_of_hdf5(type.get(), path);
+    info.named_type = hdf5lib::committed_type_path(type.get(), "the type of '" + path + "'");
     Hid space = checked(H5Dget_space(ds), H5Sclose, "reading the shape of '" + path + "'");
     Hid dcpl = checked(H5Dget_create_plist(ds), H5Pclose, "reading the properties of '" + path + "'");
     if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) {  // no elements: h5loom's shape {0}, fixed
@@ -800,7 +810,9 @@ class Hdf5Engine final : public engine::Engine {
                        const AttributeValue& value) override {
     auto& f = cast(fh);
     Hid obj = open_object(f, object);
-    write_attribute_value(obj.get(), name, value, "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'");
+    const Hid type = value.named_type().empty() ? Hid() : type_to_create(f, value.dtype(), value.named_type());
+    write_attribute_value(obj.get(), name, value, "attribute '" + name + "' on '" + object + "' in file '" + f.name + "'",
+                          type.get());
   }
 
   AttributeValue read_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {

@@ -393,16 +393,23 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
       } else {
         const DatasetInfo& info = tree.datasets[std::size_t(node.dataset)];
         const auto plan = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
+        // Shared from a named datatype already made, if the type here is that type.
+        auto shared = [&](const Datatype& dtype) {
+          auto type = tree.dataset_named_types.find(node.dataset);
+          auto at = type == tree.dataset_named_types.end() ? made_at.end() : made_at.find(type->second);
+          return at != made_at.end() && dtype == info.dtype ? at->second : std::string();
+        };
         if (plan.kind == FrontPlan::Unwritten) {
           DatasetSpec spec;  // nothing written: the native dataset reads as the fill value, like the log
           spec.dtype = info.dtype, spec.shape = info.shape, spec.layout = Layout::Contiguous, spec.layout_auto = false;
-          spec.fill = info.fill, spec.null_space = info.null_space;
+          spec.fill = info.fill, spec.null_space = info.null_space, spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::External) {
           // The log holds the bytes as they were in memory: the type says so
           // (a big-endian dataset shows as little-endian here, values the same).
           DatasetSpec spec;
           spec.dtype = info.dtype.in_memory(), spec.shape = info.shape, spec.external = plan.segments;
+          spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::Virtual) {
           // One small dataset per block, its bytes a run of the log, mapped
@@ -421,6 +428,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
             e->create_dataset(*h, name, source);
             spec.virtual_map.push_back({plan.boxes[k].start, plan.boxes[k].count, ".", name});
           }
+          spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else {
           // A dangling link: stock HDF5 tools report it instead of showing wrong values.
@@ -441,7 +449,10 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
     const Node& node = *object;
     for (const auto& name : node.attr_order) {  // in creation order, which the front file keeps
       if (p == "/" && (name == kFrontMarker || name == kFrontId || name == kFrontEpoch)) continue;
-      e->write_attribute(*h, p, name, refs.translated(node.attrs.at(name)));
+      AttributeValue value = refs.translated(node.attrs.at(name));
+      if (auto type = node.attr_named_types.find(name); type != node.attr_named_types.end())
+        if (auto at = made_at.find(type->second); at != made_at.end()) value.set_named_type(at->second);
+      e->write_attribute(*h, p, name, value);
     }
     auto held = node.kind == ObjectKind::Dataset ? tree.held.find(node.dataset) : tree.held.end();
     if (held != tree.held.end()) e->put(*h, refs.translated_write(p, tree.datasets[std::size_t(node.dataset)], held->second));

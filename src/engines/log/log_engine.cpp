@@ -264,13 +264,18 @@ class LogEngine final : public engine::Engine {
     const Dims chunks = hdf5lib::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
     // Filters are kept for conversion: one h5loom convert could not apply is refused now.
     hdf5lib::require_applicable(spec.filters, chunks, spec.shape, "dataset '" + path + "' in " + f.where());
-    record(f, dataset_op(link_path(f, path), spec.dtype, spec.shape,
-                         spec.max_shape.empty() ? spec.shape : spec.max_shape, chunks, spec.fill, spec.null_space,
-                         spec.filters));
+    Json op = dataset_op(link_path(f, path), spec.dtype, spec.shape, spec.max_shape.empty() ? spec.shape : spec.max_shape,
+                         chunks, spec.fill, spec.null_space, spec.filters);
+    if (!spec.named_type.empty()) op["type_token"] = node(f, spec.named_type).token;
+    record(f, std::move(op));
   }
   DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {
     const Tree& tree = cast(fh).catalog.tree;
-    return tree.datasets.at(std::size_t(tree.dataset_id(path)));
+    const int id = tree.dataset_id(path);
+    DatasetInfo info = tree.datasets.at(std::size_t(id));
+    if (auto shared = tree.dataset_named_types.find(id); shared != tree.dataset_named_types.end())
+      info.named_type = tree.path_of_token(shared->second);  // (empty once the named datatype is gone)
+    return info;
   }
   // Growing is an `extend`. Shrinking is a `resize` at the current (epoch,
   // round) after a visible flush: every block written before it is then of an
@@ -351,10 +356,17 @@ class LogEngine final : public engine::Engine {
   void write_attribute(FileHandle& fh, const std::string& object, const std::string& name,
                        const AttributeValue& value) override {
     auto& f = writable(fh, "write attribute '" + name + "' on '" + object + "'");
-    record(f, attribute_op(f.catalog.tree.resolve(object), name, value));
+    Json op = attribute_op(f.catalog.tree.resolve(object), name, value);
+    if (!value.named_type().empty()) op["type_token"] = node(f, value.named_type()).token;
+    record(f, std::move(op));
   }
   AttributeValue read_attribute(FileHandle& fh, const std::string& object, const std::string& name) override {
-    return node(cast(fh), object).attrs.at(name);
+    const Tree& tree = cast(fh).catalog.tree;
+    const Node& n = node(cast(fh), object);
+    AttributeValue value = n.attrs.at(name);
+    if (auto shared = n.attr_named_types.find(name); shared != n.attr_named_types.end())
+      value.set_named_type(tree.path_of_token(shared->second));
+    return value;
   }
   std::vector<std::string> list_attributes(FileHandle& fh, const std::string& object) override {
     std::vector<std::string> out;

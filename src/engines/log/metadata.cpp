@@ -109,6 +109,12 @@ void rename_nodes(Tree& t, const std::string& from, const std::string& to) {
   }
 }
 
+// A dataset or attribute sharing the named datatype `token` goes (or shares it no more).
+void release_type_use(Tree& t, uint64_t token) {
+  auto it = t.type_users.find(token);
+  if (it != t.type_users.end() && --it->second == 0) t.type_users.erase(it);
+}
+
 void drop_hard_link(Tree& t, uint64_t token) {
   auto it = t.hard_links.find(token);
   if (it != t.hard_links.end() && --it->second == 0) t.hard_links.erase(it);
@@ -158,8 +164,15 @@ void remove_link(Tree& t, const std::string& from) {
       t.object_paths.erase(n.token);
       t.hard_links.erase(n.token);
       t.references.erase(n.token);
+      for (const auto& [name, type] : n.attr_named_types) release_type_use(t, type);
       // A dataset's id stays: its blocks in the index are no longer reachable.
-      if (n.dataset >= 0) t.dataset_paths[std::size_t(n.dataset)].clear();
+      if (n.dataset >= 0) {
+        t.dataset_paths[std::size_t(n.dataset)].clear();
+        if (auto shared = t.dataset_named_types.find(n.dataset); shared != t.dataset_named_types.end()) {
+          release_type_use(t, shared->second);
+          t.dataset_named_types.erase(shared);
+        }
+      }
     }
   }
 }
@@ -252,7 +265,9 @@ uint32_t Tree::link_count(uint64_t token) const {
   if (!object_paths.count(token)) return 0;
   auto it = hard_links.find(token);
   auto held = references.find(token);
-  return 1 + (it == hard_links.end() ? 0 : it->second) + (held == references.end() ? 0 : held->second);
+  auto users = type_users.find(token);
+  return 1 + (it == hard_links.end() ? 0 : it->second) + (held == references.end() ? 0 : held->second) +
+         (users == type_users.end() ? 0 : users->second);
 }
 
 const Node* Tree::find(const std::string& path) const {
@@ -319,6 +334,14 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       bad("names '" + p + "', which is not an existing " + (want == ObjectKind::Dataset ? "dataset" : "object"));
     return it->second;
   };
+  // The token of a named datatype that `what`, of type `dtype`, shares (version 11).
+  auto shared_type = [&](uint64_t token, const Datatype& dtype, const std::string& what) {
+    auto at = tree.object_paths.find(token);
+    const Node* type = at == tree.object_paths.end() ? nullptr : &tree.nodes.at(at->second);
+    if (!type || type->kind != ObjectKind::Datatype || !(type->type == dtype))
+      bad("has " + what + " share object " + std::to_string(token) + ", which is not a named datatype of its type");
+    return token;
+  };
   // A byte size that fits 62 bits: no product of a block's counts can wrap.
   auto fits = [](uint64_t bytes, uint64_t extent) { return !extent || bytes <= (uint64_t(1) << 62) / extent; };
   int created = -1;
@@ -377,6 +400,11 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       created = n.dataset = int(tree.datasets.size());
       tree.datasets.push_back(info);
       tree.dataset_paths.push_back(p);
+      if (op.contains("type_token")) {
+        const uint64_t type = shared_type(op.at("type_token").get<uint64_t>(), info.dtype, "dataset '" + p + "'");
+        tree.dataset_named_types[n.dataset] = type;
+        ++tree.type_users[type];
+      }
     }
     attach(tree, p);
     tree.object_paths[n.token] = p;
@@ -482,6 +510,16 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     n.attr_order.erase(std::remove(n.attr_order.begin(), n.attr_order.end(), name), n.attr_order.end());
     n.attr_order.push_back(name);
     n.attrs[name] = attribute_from_json(op.at("value"));
+    if (auto shared = n.attr_named_types.find(name); shared != n.attr_named_types.end()) {
+      release_type_use(tree, shared->second);
+      n.attr_named_types.erase(shared);
+    }
+    if (op.contains("type_token")) {
+      const uint64_t type = shared_type(op.at("type_token").get<uint64_t>(), n.attrs[name].dtype(),
+                                        "attribute '" + name + "'");
+      n.attr_named_types[name] = type;
+      ++tree.type_users[type];
+    }
   } else if (kind == "attr_remove" || kind == "attr_rename") {
     const std::string object = op.at("object");
     Node& n = node_of(object, ObjectKind::None);
@@ -489,9 +527,14 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     auto it = n.attrs.find(from);
     if (it == n.attrs.end()) bad("names attribute '" + from + "' of '" + object + "', which does not exist");
     auto place = std::find(n.attr_order.begin(), n.attr_order.end(), from);
+    auto shared = n.attr_named_types.find(from);
     if (kind == "attr_remove") {
       n.attrs.erase(it);
       n.attr_order.erase(place);
+      if (shared != n.attr_named_types.end()) {
+        release_type_use(tree, shared->second);
+        n.attr_named_types.erase(shared);
+      }
     } else {
       const std::string to = op.at("to");
       if (to.empty() || n.attrs.count(to)) bad("renames attribute '" + from + "' of '" + object + "' to a bad or existing name '" + to + "'");
@@ -499,6 +542,11 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
       node.key() = to;
       n.attrs.insert(std::move(node));
       *place = to;
+      if (shared != n.attr_named_types.end()) {
+        const uint64_t type = shared->second;
+        n.attr_named_types.erase(shared);
+        n.attr_named_types[to] = type;
+      }
     }
   } else {
     bad("is unknown");

@@ -34,6 +34,7 @@ struct Node {
   ObjectKind kind = ObjectKind::None;  // None: a soft or hard link
   uint64_t token = 0;                  // groups, datasets and named datatypes: their object reference token
   std::map<std::string, AttributeValue> attrs;
+  std::map<std::string, uint64_t> attr_named_types;  // by attribute: the token of the named datatype it shares (version 11)
   std::vector<std::string> attr_order;  // the same names, in creation order
   std::set<std::string> children;   // for groups: by name
   std::vector<std::string> order;   // for groups: the same names, in creation order
@@ -80,6 +81,8 @@ struct Tree {
   std::map<uint64_t, std::string> object_paths;  // by token: the path of each object's node
   std::map<uint64_t, uint32_t> hard_links;  // by token: how many hard links name the object (besides its path)
   std::map<uint64_t, uint32_t> references;  // by token: references held on the object besides its names (refcount)
+  std::map<int, uint64_t> dataset_named_types;  // by dataset id: the token of the named datatype it shares (version 11)
+  std::map<uint64_t, uint32_t> type_users;  // by token of a named datatype: the datasets and attributes sharing it
   std::vector<std::string> dataset_paths;  // by dataset id
   std::vector<DatasetInfo> datasets;       // by dataset id
   std::vector<FrontSum> fronts;            // every front file the log recorded, oldest first
