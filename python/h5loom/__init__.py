@@ -201,6 +201,8 @@ class Group(_Node):
         fillvalue: the value of elements never written (engines with the "fill" group).
         data=Empty(dtype): a dataset without elements or shape (HDF5's null dataspace;
         engines with the "null_spaces" group).
+        dtype=a named Datatype of this file (``f["particle"]``): the dataset shares it, as
+        h5py shares a committed datatype (its reference count counts the dataset).
         compression, compression_opts, shuffle, fletcher32: HDF5 filters as h5py takes
         them - ``compression="gzip"`` (or a level 0-9; ``compression_opts`` the level,
         default 4), or a registered filter's id with ``compression_opts`` its parameters;
@@ -209,13 +211,18 @@ class Group(_Node):
         for ``h5loom convert``).
         """
         filters = _filters_for(path, compression, compression_opts, shuffle, fletcher32)
+        named_type = ""
+        if isinstance(dtype, Datatype):  # another file's is copied, as HDF5 copies it
+            named_type = dtype.path if dtype.file is self.file else ""
+            dtype = dtype.dtype
         if isinstance(data, Empty):
             if shape is not None or maxshape is not None or chunks not in (None, False):
                 raise SelectionError(f"create_dataset('{path}'): an Empty dataset has no shape, maxshape or chunks")
             dt = _dtype_name(data.dtype if dtype is None else dtype, f"dataset '{path}'")
             if filters:
                 raise UsageError(f"create_dataset('{path}'): an Empty dataset has no chunks to compress")
-            return Dataset(self._obj.create_dataset(path, dt, [], [], None, layout or "", None, True, []), self._file)
+            return Dataset(self._obj.create_dataset(path, dt, [], [], None, layout or "", None, True, [], named_type),
+                           self._file)
         arr = None if data is None else _as_data_array(data, dtype)
         if shape is None:
             if arr is None:
@@ -244,7 +251,7 @@ class Group(_Node):
                                     "elements read as empty strings and null references)")
             fill = _records([fillvalue], _np_dtype(dt), path).tobytes()
         ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill, False,
-                                              filters), self._file)
+                                              filters, named_type), self._file)
         if arr is not None:
             if self.file.rank == 0:
                 ds.write(arr)

@@ -430,9 +430,11 @@ NB_MODULE(_core, m) {
       .def("create_dataset", [](Group& g, const std::string& path, const std::string& dtype, const Dims& shape,
                                 const Dims& max_shape, const std::optional<Dims>& chunks, const std::string& layout,
                                 const std::optional<nb::bytes>& fill, bool null_space,
-                                const std::vector<std::tuple<uint32_t, std::vector<uint32_t>, bool>>& filters) {
+                                const std::vector<std::tuple<uint32_t, std::vector<uint32_t>, bool>>& filters,
+                                const std::string& named_type) {
         DatasetSpec spec;
         spec.null_space = null_space;
+        spec.named_type = named_type;
         for (const auto& [id, params, optional] : filters) {
           Filter flt;
           flt.id = id, flt.params = params, flt.optional = optional;

@@ -329,6 +329,17 @@ std::vector<std::string> in_creation_order(const Tree& tree) {
   return out;
 }
 
+// The same paths with the named datatypes, and the groups above them, first
+// (each part in its order): a dataset or attribute sharing one is made after it.
+std::vector<std::string> types_first(const Tree& tree, std::vector<std::string> paths) {
+  std::set<std::string> early;
+  for (const auto& p : paths)
+    if (tree.nodes.at(p).kind == ObjectKind::Datatype)
+      for (std::string q = p; early.insert(q).second && q != "/";) q = q.substr(0, std::max<std::size_t>(1, q.rfind('/')));
+  std::stable_partition(paths.begin(), paths.end(), [&](const std::string& p) { return early.count(p) > 0; });
+  return paths;
+}
+
 }  // namespace
 
 FrontSum build_front_file(LogStore& store, const std::string& path, const LogHeader& header, const Tree& tree,
@@ -349,7 +360,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   std::map<uint64_t, std::string> dangling;                      // by token: the log-only soft link's target
   std::set<uint64_t> self_linked;  // groups holding a hard link to themselves (the hdf5 engine allows one)
   bool sources_group = false;
-  for (const auto& p : in_creation_order(tree)) {
+  for (const auto& p : types_first(tree, in_creation_order(tree))) {
     const Node& entry = tree.nodes.at(p);
     if (!entry.link.empty()) {
       e->create_soft_link(*h, p, entry.link);

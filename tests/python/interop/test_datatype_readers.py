@@ -246,3 +246,29 @@ def test_h5py_files_convert(tmp_path, monkeypatch):
     with h5py.File("copy.h5", "r") as f:
         np.testing.assert_array_equal(f["a/x"][...], np.arange(3))
         assert f["a"].attrs["units"] in ("m", b"m") and sorted(f.attrs) == ["b", "z"]
+
+
+SHARED_TYPE_WRITER = r'''
+with h5loom.File("shared.h5", "w", engine="ENGINE") as f:
+    f["types/particle"] = np.dtype([("x", "<f8"), ("id", "<i4")])
+    ds = f.create_dataset("particles", shape=(2 * f.size,), dtype=f["types/particle"])
+    ds[2 * f.rank:2 * f.rank + 2] = np.array([(1.5 + f.rank, f.rank), (2.5, 10 + f.rank)], dtype=ds.dtype)
+    f.create_dataset("own", shape=(1,), dtype=np.dtype([("x", "<f8"), ("id", "<i4")]))
+'''
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log"])
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_datasets_share_named_datatypes_as_h5py_sees_them(tmp_path, monkeypatch, run_h5loom, engine, ranks):
+    """A dataset made with a named datatype shares it in the file (the log
+    engine's front file too): h5py sees its type committed, and the named type's
+    reference count counting it."""
+    run_h5loom(SHARED_TYPE_WRITER.replace("ENGINE", engine), ranks)
+    monkeypatch.chdir(tmp_path)  # the log engine's front file names its log relative to the file's directory
+    with h5py.File("shared.h5", "r") as f:
+        assert f["particles"].id.get_type().committed()
+        assert not f["own"].id.get_type().committed()
+        assert h5py.h5o.get_info(f["types/particle"].id).rc == 2  # its name and the dataset
+        data = f["particles"][...]
+        assert data.dtype.names == ("x", "id")
+        np.testing.assert_array_equal(data["id"], np.array([[r, 10 + r] for r in range(ranks)]).ravel())
