@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/mpi_util.hpp"
 #include "h5loom/h5loom.hpp"
@@ -20,14 +22,39 @@ void finalize_at_exit() {
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
 }
+
+// Whether a launcher (mpirun, mpiexec, srun, ...) started this process: they
+// all leave their process manager's variables in its environment.
+bool started_by_a_launcher() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "PMI_FD"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
 }  // namespace
 
 void ensure_mpi() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) return;
+  // A program started without a launcher is an MPI singleton: one process
+  // that talks to no other. Open MPI would still fork a daemon for dynamic
+  // processes (MPI_Comm_spawn) and probe every network transport, about 0.3 s
+  // of a script's first file on this machine (docs/benchmarks.md): an isolated
+  // singleton with the loopback transport alone starts in a few milliseconds.
+  // Each setting the user made wins; they hold for MPI_Init only, so that the
+  // program's child processes (an mpirun it starts) do not inherit them.
+  std::vector<const char*> isolating;
+  if (!started_by_a_launcher())
+    for (const auto& [name, value] : {std::pair{"OMPI_MCA_ess_singleton_isolated", "1"},
+                                      std::pair{"OMPI_MCA_btl", "self"}, std::pair{"OMPI_MCA_pml", "ob1"}})
+      if (!std::getenv(name)) {
+        ::setenv(name, value, 0);
+        isolating.push_back(name);
+      }
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  for (const char* name : isolating) ::unsetenv(name);
   std::atexit(finalize_at_exit);
 }
 
