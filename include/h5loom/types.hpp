@@ -60,6 +60,19 @@ struct UserDefinedLink {
 };
 constexpr int kUserDefinedLinkClassMin = 64;   // HDF5's H5L_TYPE_UD_MIN (= H5L_TYPE_EXTERNAL)
 constexpr int kUserDefinedLinkClassMax = 255;  // HDF5's H5L_TYPE_MAX
+// Why an HDF5 reader could not hold `link` safely, or empty. HDF5 follows an
+// external-class value whose first byte is 0 (version 0, no flags) as an
+// external link, reading its file name and path up to their NULs - past the
+// value's end if they are not there (and an empty value has no first byte).
+// A well-formed one is an ExternalLink; h5loom keeps no other such value.
+inline std::string unsafe_user_defined_link(const UserDefinedLink& link) {
+  if (link.link_class != kUserDefinedLinkClassMin || !link.value) return {};
+  if (link.value->empty()) return "an external-class link value cannot be empty";
+  if (link.value->front() == '\0')
+    return "an external-class link value starting with a 0 byte (version 0) must be a packed external link "
+           "(a file name and an object path, each NUL-terminated): HDF5 would read past it";
+  return {};
+}
 
 enum class Layout { Contiguous, Chunked };
 

@@ -192,6 +192,8 @@ void Group::create_user_defined_link(const std::string& path, const UserDefinedL
     if (!link.value)
       throw UsageError("cannot create user-defined link '" + abs + "': it has no value (a link its engine could not "
                        "describe cannot be copied)");
+    if (const std::string why = unsafe_user_defined_link(link); !why.empty())
+      throw UsageError("cannot create user-defined link '" + abs + "': " + why);
     if (!f.supports("user_defined_links"))
       throw UsageError("cannot create user-defined link '" + abs + "' in " + f.describe_file() + ": engine '" +
                        f.engine->name() + "' has no user-defined links (conformance group 'user_defined_links')");

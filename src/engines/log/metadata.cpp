@@ -446,7 +446,9 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     node_of(parent_of(p), ObjectKind::Group);
     attach(tree, p);
     const auto& bytes = value.get_binary();
-    tree.nodes[p].user_defined = UserDefinedLink{link_class, std::string(bytes.begin(), bytes.end())};
+    UserDefinedLink link{link_class, std::string(bytes.begin(), bytes.end())};
+    if (const std::string why = unsafe_user_defined_link(link); !why.empty()) bad("of '" + p + "': " + why);
+    tree.nodes[p].user_defined = std::move(link);
   } else if (kind == "unlink" || kind == "move") {
     const std::string from = op.at(kind == "unlink" ? "path" : "from");
     const std::string to = kind == "move" ? op.at("to").get<std::string>() : std::string();
