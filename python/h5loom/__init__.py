@@ -21,7 +21,6 @@ reads an empty slice (``ds[0:0]``) or ``ds.read(h5loom.Selection.none())``.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import sys
@@ -43,7 +42,6 @@ from ._attributes import AttributeManager
 from ._values import _as_data_array, _checked_values, _selection_for
 
 from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
-from . import profile  # noqa: E402  (h5loom.profile.load)
 
 __version__ = "0.1.0"
 __all__ = [
@@ -87,6 +85,8 @@ def _engine_config(engine: Union[None, str, Mapping[str, Any]]) -> str:
     if isinstance(engine, str):
         return engine
     if isinstance(engine, Mapping):
+        import json  # (here: a script that opens a file by engine name does not pay for it)
+
         return json.dumps(engine)
     raise ConfigError(f"engine must be a name, a JSON string or a dict, not {type(engine).__name__}")
 
@@ -658,6 +658,10 @@ class Dataset(_Node):
         return result[()] if result.ndim == 0 else result
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        # The common case in one call: a basic index and an array of the dataset's
+        # numeric type and the selection's shape (the core checks, and says no otherwise).
+        if type(value) is np.ndarray and self._obj.write_basic(key, value):
+            return
         self._refuse_if_empty(key)
         sel, _ = _selection_for(key, self.shape, self.path)
         self.write(value, sel, copy=True)
@@ -802,3 +806,13 @@ def _abort_job_on_uncaught(exc_type: Any, exc: BaseException, tb: Any) -> None:
 if getattr(sys.excepthook, "__name__", "") != _abort_job_on_uncaught.__name__:  # once, even if re-imported
     _previous_excepthook = sys.excepthook
     sys.excepthook = _abort_job_on_uncaught
+
+
+def __getattr__(name: str) -> Any:
+    """``h5loom.profile`` is imported on first use (it needs json and dataclasses,
+    which a script that only writes data does not)."""
+    if name == "profile":
+        import importlib
+
+        return importlib.import_module(".profile", __name__)
+    raise AttributeError(f"module 'h5loom' has no attribute '{name}'")

@@ -123,6 +123,55 @@ std::shared_ptr<const void> keep_alive(nb::object obj) {
   });
 }
 
+// The hyperslab a basic numpy index names in `shape` - an int, a slice with a
+// positive step, or a tuple of them (missing trailing dimensions whole) - and
+// the shape it gives without the integer dimensions; nullopt for anything
+// else, or an index out of range (Python's own path then explains it).
+std::optional<std::pair<Selection, Dims>> basic_hyperslab(nb::handle key, const Dims& shape) {
+  const bool is_tuple = PyTuple_Check(key.ptr());
+  const Py_ssize_t given = is_tuple ? PyTuple_GET_SIZE(key.ptr()) : 1;
+  if (given > Py_ssize_t(shape.size())) return std::nullopt;
+  Dims start(shape.size(), 0), count(shape), stride(shape.size(), 1), out;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (Py_ssize_t(d) >= given) {
+      out.push_back(shape[d]);
+      continue;
+    }
+    PyObject* k = is_tuple ? PyTuple_GET_ITEM(key.ptr(), Py_ssize_t(d)) : key.ptr();
+    const auto n = Py_ssize_t(shape[d]);
+    if (PyLong_CheckExact(k)) {
+      const Py_ssize_t i = PyLong_AsSsize_t(k);
+      if (i == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return std::nullopt;
+      }
+      if (i < -n || i >= n) return std::nullopt;
+      start[d] = uint64_t(i < 0 ? i + n : i), count[d] = 1;
+    } else if (PySlice_Check(k)) {
+      Py_ssize_t b = 0, e = 0, s = 0;
+      if (PySlice_Unpack(k, &b, &e, &s) < 0) {
+        PyErr_Clear();
+        return std::nullopt;
+      }
+      if (s <= 0) return std::nullopt;
+      const Py_ssize_t c = PySlice_AdjustIndices(n, &b, &e, s);
+      start[d] = c ? uint64_t(b) : 0, count[d] = uint64_t(c), stride[d] = uint64_t(s);
+      out.push_back(uint64_t(c));
+    } else {
+      return std::nullopt;
+    }
+  }
+  return std::pair{Selection::hyperslab(start, count, stride), out};
+}
+
+// `dims` without its 1s (numpy's reshape between them keeps the elements' order).
+Dims squeezed(const Dims& dims) {
+  Dims out;
+  for (uint64_t n : dims)
+    if (n != 1) out.push_back(n);
+  return out;
+}
+
 InArray as_array(nb::handle obj, const std::string& what) {
   InArray a;
   if (!nb::try_cast(obj, a)) throw DatatypeError(what + " needs a C-contiguous numeric numpy array");
@@ -360,6 +409,27 @@ NB_MODULE(_core, m) {
       .def_prop_ro("layout", [](const Dataset& d) { return d.layout() == Layout::Chunked ? "chunked" : "contiguous"; })
       .def("extend", &Dataset::extend)
       .def("resize", &Dataset::resize)
+      // ds[key] = array in one call, when both are plain: a basic index and a
+      // C-contiguous array of the dataset's numeric type whose shape is the
+      // selection's (1s aside). Copied now. False: not that case, nothing done.
+      .def("write_basic", [](Dataset& d, nb::handle key, nb::handle obj) {
+        InArray a;
+        if (d.null_space() || !nb::try_cast(obj, a)) return false;
+        Datatype t;
+        try {
+          t = datatype_of_array(a, "a write");
+        } catch (const DatatypeError&) {  // (bool, records, ...: the full path takes them)
+          return false;
+        }
+        if (!(t == d.dtype())) return false;
+        auto hyperslab = basic_hyperslab(key, d.shape());
+        if (!hyperslab) return false;
+        Dims given(a.ndim());
+        for (std::size_t i = 0; i < a.ndim(); ++i) given[i] = uint64_t(a.shape(i));
+        if (squeezed(given) != squeezed(hyperslab->second)) return false;
+        d.write_raw(hyperslab->first, t, a.data(), a.size(), true);
+        return true;
+      }, nb::arg("key"), nb::arg("data"))
       .def("write", [](Dataset& d, const Selection& sel, nb::object obj, bool copy) {
         std::string what = "a write to dataset '" + d.path() + "'";
         InArray a = as_array(obj, what);
