@@ -258,7 +258,9 @@ class Engine {
   // raises UsageError.
   virtual void create_hard_link(FileHandle& f, const std::string& path, const std::string& target);
   // How many hard links name the object at `path` (links followed), plus the
-  // references held on it (change_reference_count): HDF5's reference count.
+  // references held on it (change_reference_count), plus - for a named
+  // datatype - the datasets and attributes sharing it (DatasetSpec::named_type,
+  // AttributeValue::named_type): HDF5's reference count.
   // The default, for engines whose objects have one name each, is 1.
   virtual uint64_t link_count(FileHandle& f, const std::string& path);
 

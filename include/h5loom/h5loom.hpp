@@ -241,7 +241,9 @@ class Group : public Object {
   // connector maps here (an external-class value that does not read as an
   // external link, or a class the application registered). h5loom never
   // follows it; kind(), list(), visit(), remove() and move() treat it as they
-  // treat an external link.
+  // treat an external link. An external-class value that is empty, or starts
+  // with a 0 byte without being an external link's, is refused: HDF5 readers
+  // would follow it and read past its end (unsafe_user_defined_link).
   void create_user_defined_link(const std::string& path, const UserDefinedLink& link);
   // The link if `path` is a user-defined link.
   std::optional<UserDefinedLink> user_defined_link(const std::string& path) const;
@@ -253,7 +255,8 @@ class Group : public Object {
   // object, and remove() of one leaves the others.
   void create_hard_link(const std::string& path, const std::string& target);
   // How many names (hard links) the object at `path` has - 1 unless hard links
-  // were made - plus the references held on it (below): HDF5's reference count.
+  // were made - plus the references held on it (below), plus for a named
+  // datatype the datasets and attributes sharing it: HDF5's reference count.
   uint64_t link_count(const std::string& path) const;
   // HDF5's H5Oincr_refcount (delta +1) and H5Odecr_refcount (-1): a reference
   // held on the object at `path` besides its names, kept in the file (engines
