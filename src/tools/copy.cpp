@@ -162,6 +162,9 @@ class Copier {
         translate(v.dtype(), bytes.data(), v.size());
         v = AttributeValue::from_raw(v.kind(), v.dtype(), v.size(), bytes.data());
       }
+      // The value and its type, not the sharing of a named datatype (which
+      // may not be copied, or not yet), as for datasets.
+      v.set_named_type({});
       to.set_attribute(name, v);
     }
   }

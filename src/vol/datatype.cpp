@@ -32,15 +32,27 @@ std::string shared_named_type(const OpenFile& f, hid_t type) {
     if (committed < 0) H5Eclear2(H5E_DEFAULT);
     return {};
   }
+  // Committed through this connector (else its object is another's, and not
+  // an h5loom Object), and one of this file's open objects.
+  const hid_t conn = H5VLget_connector_id(type), ours = H5VLget_connector_id_by_name(kName);
+  int cmp = 1;
+  if (conn >= 0 && ours >= 0) H5VLcmp_connector_cls(&cmp, conn, ours);
+  if (conn >= 0) H5VLclose(conn);
+  if (ours >= 0) H5VLclose(ours);
+  if (cmp != 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return {};
+  }
   const void* obj = H5VLobject(type);  // the connector's object of the committed datatype
   if (!obj) {
     H5Eclear2(H5E_DEFAULT);
     return {};
   }
-  if (on_native_route(obj)) return {};
-  const Object& t = *static_cast<const Object*>(obj);
-  if (t.file.get() != &f || t.type != H5I_DATATYPE || t.path.empty() || t.unlinked) return {};
-  return t.path;
+  const Object* t = nullptr;
+  for (const auto& [serial, live] : f.live)
+    if (live == obj) t = live;
+  if (!t || t->type != H5I_DATATYPE || t->path.empty() || t->unlinked) return {};
+  return t->path;
 }
 
 namespace {

@@ -100,6 +100,12 @@ TEST_F(named_types, DatasetsAndAttributesShareThem) {
     EXPECT_THROW(f.create_dataset("wrong", spec), NotFoundError);
     EXPECT_THROW(f.set_attribute("text", AttributeValue("x").set_named_type("/types/particle")), UsageError);
     EXPECT_FALSE(f.exists("wrong"));
+    // A copy keeps the values and types, not the sharing (its named datatype need not be copied).
+    copy_object(f, "shared", f, "copied");
+    EXPECT_EQ(f.dataset("copied").named_type(), "");
+    EXPECT_EQ(f.dataset("copied").attribute("first").named_type(), "");
+    EXPECT_EQ(f.dataset("copied").attribute("first"), shared.attribute("first"));
+    f.remove("copied");
     return counted;
   }();
   {

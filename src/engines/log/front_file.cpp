@@ -329,12 +329,14 @@ std::vector<std::string> in_creation_order(const Tree& tree) {
   return out;
 }
 
-// The same paths with the named datatypes, and the groups above them, first
-// (each part in its order): a dataset or attribute sharing one is made after it.
+// The same paths with the named datatypes that datasets or attributes share,
+// and the groups above them, first (each part in its order): the sharers are
+// made after them. Without sharing, the order is the log's.
 std::vector<std::string> types_first(const Tree& tree, std::vector<std::string> paths) {
+  if (tree.type_users.empty()) return paths;
   std::set<std::string> early;
   for (const auto& p : paths)
-    if (tree.nodes.at(p).kind == ObjectKind::Datatype)
+    if (const Node& n = tree.nodes.at(p); n.kind == ObjectKind::Datatype && tree.type_users.count(n.token))
       for (std::string q = p; early.insert(q).second && q != "/";) q = q.substr(0, std::max<std::size_t>(1, q.rfind('/')));
   std::stable_partition(paths.begin(), paths.end(), [&](const std::string& p) { return early.count(p) > 0; });
   return paths;

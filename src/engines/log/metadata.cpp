@@ -437,7 +437,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     tree.nodes[p].external = std::move(link);
   } else if (kind == "udlink") {
     const std::string p = op.at("path");
-    const int link_class = op.at("class");
+    const int64_t link_class = op.at("class").get<int64_t>();
     const Json& value = op.at("value");
     if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p) ||
         link_class < kUserDefinedLinkClassMin || link_class > kUserDefinedLinkClassMax || !value.is_binary())
@@ -446,7 +446,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     node_of(parent_of(p), ObjectKind::Group);
     attach(tree, p);
     const auto& bytes = value.get_binary();
-    UserDefinedLink link{link_class, std::string(bytes.begin(), bytes.end())};
+    UserDefinedLink link{int(link_class), std::string(bytes.begin(), bytes.end())};
     if (const std::string why = unsafe_user_defined_link(link); !why.empty()) bad("of '" + p + "': " + why);
     tree.nodes[p].user_defined = std::move(link);
   } else if (kind == "unlink" || kind == "move") {
