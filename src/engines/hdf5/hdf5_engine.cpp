@@ -453,10 +453,15 @@ class Hdf5Engine final : public engine::Engine {
     const auto li = described_link(f, path);
     if (!li) return UserDefinedLink{};
     if (li->type < H5L_TYPE_UD_MIN) return std::nullopt;
-    if (li->type == H5L_TYPE_EXTERNAL && external_link(fh, path)) return std::nullopt;
     std::string value(li->u.val_size, '\0');
     check(H5Lget_val(f.file.get(), path.c_str(), value.data(), value.size(), f.no_external.get()),
           "reading user-defined link '" + path + "'");
+    if (li->type == H5L_TYPE_EXTERNAL) {  // a well-formed one is an external link (external_link())
+      herr_t unpacked = -1;
+      H5E_BEGIN_TRY { unpacked = H5Lunpack_elink_val(value.data(), value.size(), nullptr, nullptr, nullptr); }
+      H5E_END_TRY
+      if (unpacked >= 0) return std::nullopt;
+    }
     return UserDefinedLink{int(li->type), std::move(value)};
   }
   std::optional<std::string> soft_link(FileHandle& fh, const std::string& path) override {
