@@ -151,7 +151,7 @@ using Scenario = std::function<void(const std::string& name)>;
 const char* kLog = "log";
 const char* kSmallUnits = R"({"engine":"log","log":{"checksum_unit":512,"front_file":false}})";
 const char* kRegions =
-    R"({"engine":"log","log":{"direct_threshold":64,"region_size":4096,"buffer_size":8192,"front_file":false}})";
+    R"({"engine":"log","log":{"direct_threshold":64,"aggregate_below":64,"region_size":4096,"buffer_size":8192,"front_file":false}})";
 
 std::map<std::string, Scenario> scenarios() {
   std::map<std::string, Scenario> s;

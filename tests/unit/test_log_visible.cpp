@@ -1,7 +1,8 @@
-// The log engine's visible flush (make_visible): a rank's writes become
-// readable through the in-memory index without an index record, a commit
-// record or a sync, and are committed with the epoch at the next flush.
-// One rank, MPI initialised here (singleton).
+// The log engine's write paths, one rank (MPI initialised here, singleton):
+// the visible flush (make_visible: a rank's writes become readable through the
+// in-memory index without an index record, a commit record or a sync, and are
+// committed with the epoch at the next flush), kept writes, and region writes
+// that grow one block.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -134,5 +135,93 @@ TEST(LogVisible, AKeptWriteWaitsForTheNextWriteOutWithoutCopy) {
   auto rep = logengine::verify_log(path);
   EXPECT_TRUE(rep.errors.empty()) << rep.errors.front();
   EXPECT_EQ(rep.blocks, 1u);
+  fs::remove_all(dir);
+}
+
+TEST(LogRegionWrites, ConsecutiveWritesGrowOneBlockWhoseChecksumsCoverEveryByte) {
+  ensure_mpi();
+  const fs::path dir = fs::temp_directory_path() / ("h5loom-grow-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "g.h5").string();
+  // Rows of 1200 bytes go to the region at once; 1200 is not a multiple of the
+  // 512-byte checksum unit, so a grown block continues a short unit's CRC32C.
+  auto eng = engine::make_engine(
+      R"({"engine":"log","log":{"direct_threshold":1000,"checksum_unit":512,"region_size":1048576}})");
+  auto h = eng->open(path, engine::OpenMode::Create, MPI_COMM_SELF);
+  auto& f = static_cast<logengine::LogFile&>(*h);
+  DatasetSpec spec;
+  spec.dtype = Datatype::Int32;
+  spec.shape = {10, 300};
+  eng->create_dataset(*h, "/d", spec);
+  eng->create_dataset(*h, "/e", spec);
+  auto value = [](int ds, int row, int col) { return ds * 100000 + row * 1000 + col; };
+  std::vector<int32_t> row(300);
+  auto put_row = [&](const std::string& ds, int r) {
+    for (int c = 0; c < 300; ++c) row[std::size_t(c)] = value(ds == "/d" ? 0 : 1, r, c);
+    engine::Write w;
+    w.dataset = ds;
+    w.selection = Selection::box({uint64_t(r), 0}, {1, 300});
+    w.dtype = Datatype::Int32;
+    w.elements = 300;
+    w.buffer = engine::WriteBuffer::borrowed(row.data(), engine::Lifetime::DuringCall);
+    eng->put(*h, w);
+  };
+  {  // The first round is sized by the last file this process wrote (maybe
+     // small); a round that wanted 16 KiB sizes the next one to hold the rows.
+    std::vector<int32_t> w(4096, 1);
+    engine::Write big;
+    big.dataset = "/w";
+    big.selection = Selection::all();
+    big.dtype = Datatype::Int32;
+    big.elements = w.size();
+    big.buffer = engine::WriteBuffer::borrowed(w.data(), engine::Lifetime::DuringCall);
+    DatasetSpec ws;
+    ws.dtype = Datatype::Int32;
+    ws.shape = {4096};
+    eng->create_dataset(*h, "/w", ws);
+    eng->put(*h, big);
+    logengine::make_visible(f);
+  }
+  for (int r = 0; r < 5; ++r) put_row("/d", r);   // one block
+  put_row("/e", 0);                               // another dataset: a block of its own
+  for (int r = 5; r < 10; ++r) put_row("/d", r);  // does not continue /e's: a third block
+  const auto& pieces = f.writing->pipeline->pieces().pieces();
+  ASSERT_EQ(pieces.size(), 3u);
+  for (const auto& p : pieces) EXPECT_EQ(p.bytes, logengine::Piece::Bytes::InLog);  // written at once, not copied
+  EXPECT_EQ(f.writing->pipeline->pieces().buffered_bytes(), 0u);
+  EXPECT_EQ(pieces[0].block.count, (Dims{5, 300}));
+  EXPECT_EQ(pieces[0].block.nbytes, 6000u);
+  EXPECT_EQ(pieces[0].block.unit_crcs.size(), 12u);  // ceil(6000 / 512)
+  const uint64_t second_row_at = pieces[0].block.offset + 1200;
+  eng->close(*h);
+
+  auto rep = logengine::verify_log(path);
+  EXPECT_TRUE(rep.errors.empty()) << rep.errors.front();
+  EXPECT_EQ(rep.blocks, 4u);  // and /w's
+  {
+    auto reader = engine::make_engine("log");
+    auto r = reader->open(path, engine::OpenMode::Read, MPI_COMM_SELF);
+    std::vector<int32_t> back(3000, -1);
+    engine::wait(reader->read(*r, "/d", Selection::all(), Datatype::Int32, back.data()));
+    for (int i = 0; i < 3000; ++i) ASSERT_EQ(back[std::size_t(i)], value(0, i / 300, i % 300)) << i;
+    reader->close(*r);
+  }
+  // A byte of the second row (inside the grown part) is flipped: its read raises.
+  {
+    FILE* log = std::fopen(logfmt::log_path(path).c_str(), "r+b");
+    ASSERT_NE(log, nullptr);
+    std::fseek(log, long(second_row_at + 100), SEEK_SET);
+    const int b = std::fgetc(log);
+    std::fseek(log, long(second_row_at + 100), SEEK_SET);
+    std::fputc(b ^ 0x5a, log);
+    std::fclose(log);
+  }
+  auto reader = engine::make_engine("log");
+  auto r = reader->open(path, engine::OpenMode::Read, MPI_COMM_SELF);
+  std::vector<int32_t> back(300, -1);
+  EXPECT_THROW(engine::wait(reader->read(*r, "/d", Selection::box({1, 0}, {1, 300}), Datatype::Int32, back.data())),
+               CorruptionError);
+  reader->close(*r);
   fs::remove_all(dir);
 }

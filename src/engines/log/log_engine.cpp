@@ -119,7 +119,8 @@ class LogEngine final : public engine::Engine {
       p.emplace_back("writing", "buffer " + text(settings_.buffer_size) + " bytes per rank, " +
                                     text(f.writing->pipeline->transport().aggregators()) + " aggregator(s), regions of " +
                                     text(f.writing->pipeline->regions().size()) + " bytes per rank for writes of " +
-                                    text(settings_.large_write) + " bytes or more, sync " +
+                                    text(settings_.large_write) + " bytes or more (and buffers of " +
+                                    text(settings_.own_region_min) + " bytes or more), sync " +
                                     (settings_.sync ? "on" : "off"));
     return p;
   }
@@ -475,6 +476,7 @@ std::unique_ptr<Engine> make_log_engine(Knobs& knobs) {
     }
   }
   s.large_write = knobs.get<uint64_t>("direct_threshold", s.large_write);
+  s.own_region_min = knobs.get<uint64_t>("aggregate_below", s.own_region_min);
   s.region_size = knobs.get<uint64_t>("region_size", s.region_size);
   s.region_alignment = knobs.get<uint64_t>("region_alignment", s.region_alignment);
   if (s.region_alignment == 0 || s.region_alignment % logengine::kRegionAlignment != 0 ||

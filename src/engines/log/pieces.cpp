@@ -34,7 +34,28 @@ void PieceList::refer(BlockEntry block, const unsigned char* data, std::shared_p
   pieces_.push_back(Piece{std::move(block), bytes, data, std::move(keep)});
 }
 
-void PieceList::written(BlockEntry block) {
+void PieceList::written(BlockEntry block, const unsigned char* src, uint64_t at, uint64_t epoch, uint64_t unit) {
+  if (!pieces_.empty()) {
+    Piece& last = pieces_.back();
+    BlockEntry& e = last.block;
+    if (last.bytes == Piece::Bytes::InLog && e.dataset == block.dataset && e.counter + 1 == block.counter &&
+        e.round == block.round && e.epoch == uint32_t(epoch) && e.offset + e.nbytes == at &&
+        append_box(e.start, e.count, block.start, block.count)) {
+      // The last unit of `e` may be short: the new bytes fill it first (a
+      // CRC32C continues over appended bytes), then make units of their own.
+      uint64_t used = 0;
+      if (const uint64_t short_by = e.nbytes % unit ? unit - e.nbytes % unit : 0; short_by) {
+        used = std::min(short_by, block.nbytes);
+        e.unit_crcs.back() = logfmt::crc32c(src, used, e.unit_crcs.back());
+      }
+      for (; used < block.nbytes; used += unit)
+        e.unit_crcs.push_back(logfmt::crc32c(src + used, std::min(unit, block.nbytes - used)));
+      e.nbytes += block.nbytes;
+      e.counter = block.counter;
+      return;
+    }
+  }
+  seal(block, src, at, epoch, unit);
   pieces_.push_back(Piece{std::move(block), Piece::Bytes::InLog, nullptr, nullptr});
 }
 

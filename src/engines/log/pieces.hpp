@@ -53,8 +53,13 @@ class PieceList {
   // Appends a piece whose bytes stay in the caller's memory (kept alive by
   // `keep` if given, else borrowed until the next write-out).
   void refer(BlockEntry block, const unsigned char* data, std::shared_ptr<const void> keep = {});
-  // Appends a block already written to the log (sealed).
-  void written(BlockEntry block);
+  // Appends a block just written to the log at `at` (its bytes `src`), sealing
+  // it for `epoch` with one CRC32C per `unit` bytes. A block that continues the
+  // last piece - in the log (right after it), in the dataset (as `copy` grows
+  // one) and in the rank's write order - grows that block instead, its
+  // checksums continued: a rank that writes a large array in slabs into its
+  // region leaves one block.
+  void written(BlockEntry block, const unsigned char* src, uint64_t at, uint64_t epoch, uint64_t unit);
 
   std::vector<Piece>& pieces() { return pieces_; }
   const std::vector<Piece>& pieces() const { return pieces_; }

@@ -27,13 +27,13 @@ void group_offsets(const Team& team, MPI_Comm group, int group_rank, uint64_t mi
 }  // namespace
 
 Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& transport, const Team& team,
-                uint64_t& log_end, uint64_t epoch, uint64_t unit, uint64_t large_write) {
+                uint64_t& log_end, uint64_t epoch, uint64_t unit, uint64_t own_region_min) {
   using Bytes = Piece::Bytes;
   Placement pl;
   const uint64_t buffered = pieces.buffered_bytes();
   const unsigned char* buffer = pieces.buffer().data();
   bool buffer_in_region = false;
-  if (regions.size() > 0 && buffered >= large_write) {
+  if (regions.size() > 0 && buffered >= own_region_min) {
     regions.add_demand(buffered);
     if (regions.has_room(buffered)) {
       const uint64_t at = regions.cursor();

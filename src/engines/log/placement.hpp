@@ -35,8 +35,8 @@ struct Placement {
 // ends the round of `regions` (moving `log_end` past the regions' bytes, and
 // raising a failed region write on every rank), and returns this rank's
 // share. `log_end` itself moves past the aggregated bytes only once they are
-// written. `large_write`: the size from which a buffer goes to the region.
+// written. `own_region_min`: the size from which a buffer goes to the rank's region (knob aggregate_below).
 Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& transport, const Team& team,
-                uint64_t& log_end, uint64_t epoch, uint64_t unit, uint64_t large_write);
+                uint64_t& log_end, uint64_t epoch, uint64_t unit, uint64_t own_region_min);
 
 }  // namespace h5loom::logengine

@@ -16,8 +16,14 @@ struct Settings {
   uint64_t buffer_size = 256 * MiB;  // per rank; reaching it writes the buffers out
   // A write of one box at least this large is a "large write": it is not
   // copied, but written to the rank's region at once, or out from the caller's
-  // memory at the next write-out (knob `direct_threshold`).
-  uint64_t large_write = 1 * MiB;
+  // memory at the next write-out (knob `direct_threshold`). Below it a copy
+  // into the buffer is cheaper than a system call per write; above it the
+  // copy is as dear as the pwrite it saves (measured: docs/engines/log.md).
+  uint64_t large_write = 64 * 1024;
+  // At a write-out, a rank whose buffer holds at least this much writes it
+  // into its own region; smaller buffers go to the aggregators, which join
+  // many ranks' small pieces into large writes (knob `aggregate_below`).
+  uint64_t own_region_min = 1 * MiB;
   uint64_t region_size = 64 * MiB;               // per rank, the first round of regions (0: no regions)
   uint64_t region_alignment = kRegionAlignment;  // where rounds start, what region sizes are multiples of
   std::string aggregators = "node";              // "node", "all", or a count

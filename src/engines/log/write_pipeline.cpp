@@ -89,15 +89,13 @@ void WritePipeline::add_block(uint32_t id, const std::string& dataset, const Dim
 // joins the epoch's pieces as written. An I/O error is kept for the end of
 // the round (Regions::fail).
 void WritePipeline::write_to_region(BlockEntry e, const std::string& dataset, const unsigned char* src) {
-  seal(e, src, regions_.cursor(), epoch_, unit_);
+  const uint64_t at = regions_.cursor();
   mpi::CaughtError err;
-  err.run([&] {
-    log_.write(src, e.nbytes, e.offset, "writing dataset '" + dataset + "' to the log of '" + path_ + "'");
-  });
+  err.run([&] { log_.write(src, e.nbytes, at, "writing dataset '" + dataset + "' to the log of '" + path_ + "'"); });
   if (err.code != 0) return regions_.fail(err.msg);
-  if (settings_.sync) log_.start_write_back(e.offset, e.nbytes);
+  if (settings_.sync) log_.start_write_back(at, e.nbytes);
   regions_.take(e.nbytes);
-  pieces_.written(std::move(e));
+  pieces_.written(std::move(e), src, at, epoch_, unit_);
 }
 
 bool WritePipeline::wants_write_out() const {
@@ -110,7 +108,7 @@ void WritePipeline::write_out() {
 }
 
 Placement WritePipeline::place() {
-  return logengine::place(pieces_, regions_, transport_, team_, log_end_, epoch_, unit_, settings_.large_write);
+  return logengine::place(pieces_, regions_, transport_, team_, log_end_, epoch_, unit_, settings_.own_region_min);
 }
 
 void WritePipeline::write_placed(const Placement& pl, const std::function<void()>& meanwhile) {

@@ -115,7 +115,7 @@ def test_kill_during_multistep_write(tmp_path, kill_all, after_commit, extra_del
 # go to the ranks' regions of the log, written at once (and, the regions
 # being small, partly through the flush path when a region is full).
 SMALL_WRITES = {"checksum_unit": 4096}
-REGION_WRITES = {"checksum_unit": 4096, "direct_threshold": 1024, "region_size": 65536}
+REGION_WRITES = {"checksum_unit": 4096, "direct_threshold": 1024, "aggregate_below": 1024, "region_size": 65536}
 LAYOUTS = pytest.mark.parametrize("settings", [SMALL_WRITES, REGION_WRITES], ids=["buffered", "regions"])
 
 
