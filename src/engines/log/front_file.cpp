@@ -194,6 +194,8 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });
   uint64_t next = 0;
   bool gaps = false;
+  struct Bytes { uint64_t offset, size; };
+  std::vector<Bytes> segments;  // the log's runs in dataset order, merged where the log continues
   for (const auto& r : runs) {
     if (r.first < next) {
       plan.why_not = "some of its elements were written more than once";
@@ -201,17 +203,17 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     }
     gaps = gaps || r.first > next;
     next = r.first + r.length;
-    if (!plan.segments.empty() && plan.segments.back().offset + plan.segments.back().size == r.offset)
-      plan.segments.back().size += r.length * es;
+    if (!segments.empty() && segments.back().offset + segments.back().size == r.offset)
+      segments.back().size += r.length * es;
     else
-      plan.segments.push_back({log_name, r.offset, r.length * es});
+      segments.push_back({r.offset, r.length * es});
   }
   gaps = gaps || next != total;
-  if (!gaps && plan.segments.size() <= kFewSegments) {
+  if (!gaps && segments.size() <= kFewSegments) {
     plan.kind = FrontPlan::External;
+    for (const auto& b : segments) plan.segments.push_back({log_name, b.offset, b.size});
     return plan;
   }
-  plan.segments.clear();
   if (part_hidden) {
     plan.why_not = "it shrank after some of its blocks were written";
     return plan;
