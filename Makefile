@@ -8,7 +8,7 @@ PYTHON  := $(VENV)/bin/python
 MPIRUN  := mpirun --oversubscribe --allow-run-as-root
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps venv python build demo test bench conformance-table clean distclean
+.PHONY: all deps venv python build demo test bench bench-peers conformance-table clean distclean
 .PHONY: test-asan fuzz fuzz-ci sanitize-ci
 
 all: build
@@ -87,6 +87,14 @@ bench: build
 	  $(PYTHON) tools/bench_summary.py $$d/iotest.csv; \
 	done
 	$(PYTHON) tools/bench_plot.py $(BENCH_DIR)/np2/*.csv $(BENCH_DIR)/np4/*.csv -o $(BENCH_DIR)/plots
+
+# h5loom beside raw POSIX, h5py and ADIOS2 from Python, unsynced and synced,
+# best of 3 (docs/benchmarks.md); tables, CSVs and plots in $(BENCH_DIR)/peers.
+bench-peers: build
+	@mkdir -p $(BENCH_DIR)/peers
+	H5LOOM_PYTHON=$(PYTHON) $(BUILD)/h5loom bench peers --repeat 3 --dir $(BENCH_DIR)/peers
+	H5LOOM_PYTHON=$(PYTHON) $(BUILD)/h5loom bench peers --repeat 3 --sync --dir $(BENCH_DIR)/peers \
+	  --csv $(BENCH_DIR)/peers/peers-sync.csv --plot $(BENCH_DIR)/peers/peers-sync.png
 
 conformance-table:
 	$(PYTHON) tools/conformance_table.py $(BUILD)/conformance

@@ -8,6 +8,7 @@
 //   h5loom bench NAME         benchmarks through any engine, against plain POSIX (docs/benchmarks.md)
 //   h5loom report DIR         an HTML page from a profile (H5LOOM_PROFILE=DIR); runs the Python
 //                             module h5loom.report, which must be importable by python3 ($H5LOOM_PYTHON)
+//   h5loom bench peers        h5loom beside raw POSIX, h5py and ADIOS2 from Python (h5loom.bench_peers, ditto)
 //
 // It runs as one process or under mpirun (rank 0 prints).
 #include <sys/stat.h>
@@ -304,20 +305,25 @@ int end_command(MPI_Comm end, int status, const std::string& error) {
 
 }  // namespace
 
+// Runs `python -m module` with the arguments from argv[first] on, in place of
+// this process ($H5LOOM_PYTHON, else python3); returns only if it cannot.
+int exec_python_module(const char* command, const char* module, int argc, char** argv, int first) {
+  const char* py = std::getenv("H5LOOM_PYTHON");
+  std::string python = py && *py ? py : "python3";
+  std::vector<char*> args{const_cast<char*>(python.c_str()), const_cast<char*>("-m"), const_cast<char*>(module)};
+  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execvp(python.c_str(), args.data());
+  std::fprintf(stderr, "h5loom %s: cannot run %s -m %s: %s (set H5LOOM_PYTHON to a Python with the h5loom package, "
+               "e.g. .venv/bin/python)\n", command, python.c_str(), module, std::strerror(errno));
+  return 1;
+}
+
 int main(int argc, char** argv) {
-  // `report` is written in Python (python/h5loom/report.py): hand over to it.
-  if (argc > 1 && std::string(argv[1]) == "report") {
-    const char* py = std::getenv("H5LOOM_PYTHON");
-    std::string python = py && *py ? py : "python3";
-    std::vector<char*> args{const_cast<char*>(python.c_str()), const_cast<char*>("-m"),
-                            const_cast<char*>("h5loom.report")};
-    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
-    args.push_back(nullptr);
-    ::execvp(python.c_str(), args.data());
-    std::fprintf(stderr, "h5loom report: cannot run %s -m h5loom.report: %s (set H5LOOM_PYTHON to a Python "
-                 "with the h5loom package, e.g. .venv/bin/python)\n", python.c_str(), std::strerror(errno));
-    return 1;
-  }
+  // `report` and `bench peers` are written in Python (python/h5loom/): hand over to them.
+  if (argc > 1 && std::string(argv[1]) == "report") return exec_python_module("report", "h5loom.report", argc, argv, 2);
+  if (argc > 2 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "peers")
+    return exec_python_module("bench peers", "h5loom.bench_peers", argc, argv, 3);
   CLI::App app{"h5loom: look into h5loom files (any engine)", "h5loom"};
   app.require_subcommand(1);
   std::string file, path, engine;
@@ -367,6 +373,9 @@ int main(int argc, char** argv) {
   iotest->add_option("--repeat", iotest_opts.repeat,
                      "run each case this many times, the baseline too, and keep the best time of each (default 1)")
       ->check(kPositiveCount);
+  // Never parsed here: main() hands `bench peers` to Python first. Listed for --help.
+  bench->add_subcommand("peers", "h5loom beside raw POSIX, h5py and ADIOS2 from Python, best of N (runs "
+                                 "python3 -m h5loom.bench_peers; $H5LOOM_PYTHON names another Python)");
   h5loom::bench::KernelOptions kopts;
   auto* qmcpack = bench->add_subcommand("qmcpack", "QMCPACK restart: walkers written one at a time, then read back");
   qmcpack->add_option("--walkers", kopts.walkers, "walkers per rank (default 4000)")->check(kCount);

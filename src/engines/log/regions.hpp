@@ -25,7 +25,11 @@ class Regions {
   Regions(const Team& team, uint64_t largest, uint64_t alignment);
 
   uint64_t size() const { return size_; }
-  bool has_room(uint64_t nbytes) const { return size_ > 0 && used_ + nbytes <= size_; }
+  // The last rank's region ends the round: nothing follows it, so it grows as
+  // far as that rank writes (one process writing alone is never short of room).
+  bool has_room(uint64_t nbytes) const {
+    return size_ > 0 && (team_.rank == team_.size - 1 || used_ + nbytes <= size_);
+  }
   // Bytes this rank wanted to write to its region this round, whether they
   // fitted or not: the next round is sized by the largest demand.
   void add_demand(uint64_t nbytes) { demand_ += nbytes; }

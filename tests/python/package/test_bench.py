@@ -140,3 +140,34 @@ def test_missing_directory_is_created_and_bad_csv_fails_on_every_rank(tmp_path):
            "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--dir", str(tmp_path), "--csv", "/nonexistent/x.csv"]
     res = subprocess.run(cmd, env=CLEAN_ENV, capture_output=True, text=True, timeout=120)  # an error, not a hang
     assert res.returncode != 0 and "cannot write CSV file '/nonexistent/x.csv'" in res.stderr
+
+
+def test_peers_runs_every_library_and_workload_and_checks_what_they_read(tmp_path):
+    """`h5loom bench peers --quick`: raw POSIX, h5py, ADIOS2 and both h5loom
+    engines each write and read back every workload (a wrong value fails the run)."""
+    env = dict(CLEAN_ENV, H5LOOM_PYTHON=sys.executable)
+    res = subprocess.run([str(BUILD / "h5loom"), "bench", "peers", "--quick", "--repeat", "2", "--sync",
+                          "--dir", str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "skipping" not in res.stderr  # h5py and adios2 are in the project's .venv
+    rows = list(csv.DictReader(open(tmp_path / "peers.csv")))
+    libraries = ["posix", "h5py", "adios2", "h5loom-hdf5", "h5loom-log"]
+    for workload in ("qmcpack", "vpic", "iotest-8k", "iotest-512k"):
+        for lib in libraries:
+            runs = [r for r in rows if r["workload"] == workload and r["library"] == lib]
+            assert len(runs) == 2, (workload, lib)
+            assert all(r["verified"] == "True" and float(r["write"]) > 0 and float(r["read"]) > 0 for r in runs)
+            assert len({r["bytes"] for r in runs}) == 1
+        assert len({r["bytes"] for r in rows if r["workload"] == workload}) == 1  # the same bytes for everyone
+    assert {r["library"] for r in rows if r["workload"] == "startup"} == {"numpy", *libraries}
+    assert (tmp_path / "peers.png").stat().st_size > 0
+    assert "| qmcpack write |" in res.stdout
+    # no file is left behind but the results
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["peers.csv", "peers.png"]
+
+
+def test_peers_refuses_a_bad_repeat_count(tmp_path):
+    env = dict(CLEAN_ENV, H5LOOM_PYTHON=sys.executable)
+    res = subprocess.run([str(BUILD / "h5loom"), "bench", "peers", "--repeat", "0", "--dir", str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0 and "--repeat must be at least 1, not 0" in res.stderr
