@@ -132,12 +132,14 @@ class Posix(Store):
         os.close(self.rfd)
 
 
-class H5py(Store):
+class H5Like(Store):
+    """h5py and h5loom share the h5py-style API: File, create_dataset, slicing."""
+
+    def open_file(self, mode: str): ...
+
     def __init__(self, path: str, sync: bool) -> None:
         super().__init__(path, sync)
-        import h5py
-        self.h5py = h5py
-        self.f = h5py.File(path, "w")
+        self.f = self.open_file("w")
         self.ds: Dict[str, object] = {}
 
     def create(self, name, shape, dtype):
@@ -149,44 +151,35 @@ class H5py(Store):
     def close(self):
         self.ds.clear()
         self.f.close()
-        if self.sync:
+
+    def read(self, name):
+        if not hasattr(self, "r"):
+            self.r = self.open_file("r")
+        return self.r[name][()]
+
+    def close_read(self):
+        self.r.close()
+
+
+class H5py(H5Like):
+    def open_file(self, mode):
+        import h5py
+        return h5py.File(self.path, mode)
+
+    def close(self):
+        super().close()
+        if self.sync:  # HDF5 itself never syncs
             fsync_path(self.path)
 
-    def read(self, name):
-        if not hasattr(self, "r"):
-            self.r = self.h5py.File(self.path, "r")
-        return self.r[name][()]
 
-    def close_read(self):
-        self.r.close()
-
-
-class H5loom(Store):
+class H5loom(H5Like):
     def __init__(self, path: str, sync: bool, engine: str) -> None:
+        self.engine = {"engine": engine, engine: {"sync": sync}}  # the engine syncs at close, or not
         super().__init__(path, sync)
+
+    def open_file(self, mode):
         import h5loom
-        self.h5loom = h5loom
-        self.engine = {"engine": engine, engine: {"sync": sync}}
-        self.f = h5loom.File(path, "w", engine=self.engine)
-        self.ds: Dict[str, object] = {}
-
-    def create(self, name, shape, dtype):
-        self.ds[name] = self.f.create_dataset(name, shape=shape, dtype=dtype)
-
-    def write(self, name, start, data):
-        self.ds[name][tuple(slice(s, s + n) for s, n in zip(start, data.shape))] = data
-
-    def close(self):
-        self.ds.clear()
-        self.f.close()
-
-    def read(self, name):
-        if not hasattr(self, "r"):
-            self.r = self.h5loom.File(self.path, "r")
-        return self.r[name][()]
-
-    def close_read(self):
-        self.r.close()
+        return h5loom.File(self.path, mode, engine=self.engine if mode == "w" else None)
 
 
 class Adios2(Store):
