@@ -35,6 +35,14 @@ void ensure_mpi() {
   if (!on) MPI_Init(nullptr, nullptr);
 }
 
+// An empty directory of this process for one test.
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("h5loom-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
 std::vector<int32_t> read_all(logengine::LogFile& f, uint64_t n) {
   std::vector<int32_t> out(n, -1);
   logengine::ReadPlanner(f.catalog.tree, *f.catalog.index, *f.log, f.committed.header.checksum_unit, f.where())
@@ -46,9 +54,7 @@ std::vector<int32_t> read_all(logengine::LogFile& f, uint64_t n) {
 
 TEST(LogVisible, BlocksAreReadableBeforeTheCommitAndCommittedWithTheEpoch) {
   ensure_mpi();
-  const fs::path dir = fs::temp_directory_path() / ("h5loom-visible-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("visible");
   const std::string path = (dir / "v.h5").string();
   // Writes of 128 bytes or more go to the rank's region at once, smaller ones to the buffer.
   auto eng = engine::make_engine(R"({"engine":"log","log":{"direct_threshold":128,"region_size":8192}})");
@@ -103,9 +109,7 @@ TEST(LogVisible, BlocksAreReadableBeforeTheCommitAndCommittedWithTheEpoch) {
 
 TEST(LogVisible, AKeptWriteWaitsForTheNextWriteOutWithoutCopy) {
   ensure_mpi();
-  const fs::path dir = fs::temp_directory_path() / ("h5loom-kept-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("kept");
   const std::string path = (dir / "k.h5").string();
   // Without regions (a rank other than the last one whose region is full
   // takes the same way) a large write is kept, not written at once.
@@ -141,9 +145,7 @@ TEST(LogVisible, AKeptWriteWaitsForTheNextWriteOutWithoutCopy) {
 
 TEST(LogRegionWrites, ConsecutiveWritesGrowOneBlockWhoseChecksumsCoverEveryByte) {
   ensure_mpi();
-  const fs::path dir = fs::temp_directory_path() / ("h5loom-grow-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("grow");
   const std::string path = (dir / "g.h5").string();
   // Rows of 1200 bytes go to the region at once; 1200 is not a multiple of the
   // 512-byte checksum unit, so a grown block continues a short unit's CRC32C.
