@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct FileState {
   // through one name is seen through the others.
   std::map<std::string, std::shared_ptr<DatasetInfo>> datasets;
   std::map<uint64_t, std::weak_ptr<DatasetInfo>> datasets_by_token;
+  // The engine stack's conformance groups, asked once (supports()).
+  mutable std::optional<std::vector<std::string>> conformance_groups;
 
   ~FileState();
 

@@ -120,8 +120,10 @@ bool FileState::link_exists(const std::string& abs_path) const {
 }
 
 bool FileState::supports(const std::string& group) const {
-  const auto groups = engine->conformance_groups();
-  return std::find(groups.begin(), groups.end(), group) != groups.end();
+  // The engine stack's groups do not change while the file is open; asking
+  // it builds a list of strings (a create_dataset asks once).
+  if (!conformance_groups) conformance_groups = engine->conformance_groups();
+  return std::find(conformance_groups->begin(), conformance_groups->end(), group) != conformance_groups->end();
 }
 
 const DatasetInfo& FileState::dataset_info(const std::string& path) {
