@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <utility>
 
 namespace h5loom::logengine {
 
@@ -17,27 +19,67 @@ unsigned char* map_bytes(uint64_t n) {
 #endif
   return static_cast<unsigned char*>(p);
 }
+
+// The one mapping kept for the next buffer, if its touched pages are at most
+// kSpareResident (more would keep that much memory of a finished file).
+constexpr uint64_t kSpareResident = uint64_t(32) << 20;
+struct Spare {
+  std::mutex mutex;
+  unsigned char* data = nullptr;
+  uint64_t capacity = 0;
+};
+Spare& spare() {
+  static Spare s;
+  return s;
+}
+
+// A mapping of at least n bytes: the spare one if it is large enough.
+std::pair<unsigned char*, uint64_t> take_mapping(uint64_t n) {
+  Spare& s = spare();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.data && s.capacity >= n) {
+      auto got = std::make_pair(s.data, s.capacity);
+      s.data = nullptr, s.capacity = 0;
+      return got;
+    }
+  }
+  return {map_bytes(n), n};
+}
+
+void give_back(unsigned char* data, uint64_t capacity, uint64_t touched) {
+  Spare& s = spare();
+  if (touched <= kSpareResident) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.data) {
+      s.data = data, s.capacity = capacity;
+      return;
+    }
+  }
+  ::munmap(data, capacity);
+}
 }  // namespace
 
 CoalescingBuffer::~CoalescingBuffer() { release(); }
 
 void CoalescingBuffer::release() {
-  if (data_) ::munmap(data_, capacity_);
+  if (data_) give_back(data_, capacity_, touched_);
   data_ = nullptr;
-  size_ = capacity_ = 0;
+  size_ = capacity_ = touched_ = 0;
 }
 
 unsigned char* CoalescingBuffer::append(uint64_t n, uint64_t reservation) {
   if (size_ + n > capacity_) {
-    const uint64_t cap = std::max({reservation, size_ + n, 2 * capacity_});
-    unsigned char* bigger = map_bytes(cap);
+    const auto [bigger, cap] = take_mapping(std::max({reservation, size_ + n, 2 * capacity_}));
     if (size_) std::memcpy(bigger, data_, size_);
     const uint64_t keep = size_;
     release();
     data_ = bigger, size_ = keep, capacity_ = cap;
+    touched_ = keep;  // (the pages a spare brought along were at most kSpareResident)
   }
   unsigned char* at = data_ + size_;
   size_ += n;
+  touched_ = std::max(touched_, size_);
   return at;
 }
 
