@@ -85,11 +85,15 @@ struct ExternalSegment {
 };
 
 // One box of a virtual dataset (HDF5's VDS): the elements [start, start+count)
-// are the whole of dataset `dataset` (of shape `count`) in `file` ("." : this file).
+// are the whole of dataset `dataset` (of shape `count`) in `file` ("." : this file)
+// - or, if `source_shape` is given, the box [source_start, source_start +
+// source_count) of that dataset of shape `source_shape`, which may differ from
+// the box in rank and shape but not in its number of elements (taken row-major).
 struct VirtualMapping {
   Dims start, count;
   std::string file = ".";
   std::string dataset;
+  Dims source_shape, source_start, source_count;
 };
 
 // What create_dataset asks for. Empty max_shape: fixed size (= shape).

@@ -187,6 +187,27 @@ TEST_F(external, ExternalStorageAndVirtualMappingsRead) {
     vds.shape = {6};
     vds.virtual_map = {{{0}, {2}, ".", "/parts/b"}, {{4}, {2}, ".", "/parts/a"}};
     f.create_dataset("virtual", vds);
+    // A box of a larger source of another rank: elements 1..4 of a 1-D source,
+    // row-major, onto a 2 x 2 box (the log engine's front file maps its log so).
+    DatasetSpec line;
+    line.dtype = Datatype::Int32;
+    line.shape = {6};
+    std::vector<int32_t> lv = {10, 11, 12, 13, 14, 15};
+    f.create_dataset("parts/line", line).write_copy(Selection::all(), lv);
+    DatasetSpec square;
+    square.dtype = Datatype::Int32;
+    square.shape = {2, 3};
+    VirtualMapping m{{0, 1}, {2, 2}, ".", "/parts/line", {6}, {1}, {4}};
+    square.virtual_map = {m};
+    f.create_dataset("square", square);
+    m.source_count = {3};  // 3 elements for a box of 4: refused, naming the source
+    square.virtual_map = {m};
+    try {
+      f.create_dataset("bad", square);
+      ADD_FAILURE() << "a mapping of 3 elements onto a box of 4 was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'/parts/line' has 3 elements"), std::string::npos) << e.what();
+    }
   }
   auto f = File::open(path, Mode::Read, options());
   EXPECT_EQ(f.dataset("ext").read<int32_t>(), values);
@@ -195,6 +216,7 @@ TEST_F(external, ExternalStorageAndVirtualMappingsRead) {
   // dataset, never wrong values.
   try {
     EXPECT_EQ(f.dataset("virtual").read<int32_t>(), (std::vector<int32_t>{3, 4, 0, 0, 1, 2}));
+    EXPECT_EQ(f.dataset("square").read<int32_t>(), (std::vector<int32_t>{0, 11, 12, 0, 13, 14}));
   } catch (const IOError& e) {
     EXPECT_NE(std::string(e.what()).find("'/virtual'"), std::string::npos) << e.what();
   }

@@ -607,8 +607,22 @@ class Hdf5Engine final : public engine::Engine {
       auto start = to_hsize(m.start), count = to_hsize(m.count);
       check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
             what + ": selecting the box of '" + m.dataset + "'");
-      Hid source = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,
-                           what + ": the dataspace of '" + m.dataset + "'");
+      Hid source;
+      if (m.source_shape.empty()) {
+        source = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,
+                         what + ": the dataspace of '" + m.dataset + "'");
+      } else {
+        if (m.source_start.size() != m.source_shape.size() || m.source_count.size() != m.source_shape.size() ||
+            product(m.source_count) != product(m.count))
+          throw UsageError(what + ": the box of '" + m.dataset + "' has " + std::to_string(product(m.source_count)) +
+                           " elements of rank " + std::to_string(m.source_count.size()) + " for " +
+                           std::to_string(product(m.count)) + " of the virtual dataset (same number needed)");
+        auto shape = to_hsize(m.source_shape), sstart = to_hsize(m.source_start), scount = to_hsize(m.source_count);
+        source = checked(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose,
+                         what + ": the dataspace of '" + m.dataset + "'");
+        check(H5Sselect_hyperslab(source.get(), H5S_SELECT_SET, sstart.data(), nullptr, scount.data(), nullptr),
+              what + ": selecting the box of '" + m.dataset + "' in its source");
+      }
       check(H5Pset_virtual(dcpl.get(), space.get(), m.file.c_str(), m.dataset.c_str(), source.get()),
             what + ": mapping '" + m.dataset + "'");
     }

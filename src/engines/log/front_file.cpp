@@ -11,6 +11,7 @@
 #include "engine/registry.hpp"
 #include "h5loom/h5loom.hpp"
 #include "engines/log/boxes.hpp"
+#include "engines/log/front_plan.hpp"
 #include "engines/log/held_values.hpp"
 #include "engines/log/index.hpp"
 #include "engines/log/log_store.hpp"
@@ -115,122 +116,6 @@ bool front_is_current(LogStore& store, const std::string& path, const Tree& tree
 }
 
 namespace {
-
-// How a dataset of the log appears in the front file.
-struct FrontPlan {
-  enum Kind { Unwritten, External, Virtual, LogOnly } kind = LogOnly;
-  std::vector<ExternalSegment> segments;  // External: the dataset's bytes, in order
-  struct Box {
-    Dims start, count;
-    ExternalSegment bytes;
-  };
-  std::vector<Box> boxes;  // Virtual: one per block
-  std::string why_not;                          // LogOnly: the reason, for the link's target
-};
-
-// Nothing written (or all of it hidden by shrinks): a plain dataset of fill
-// values. External storage when the blocks tile the dataset exactly once in at most
-// kFewSegments runs of the log (cheap to create, readable by any HDF5). Else a
-// virtual dataset of the blocks when they do not overlap (never-written
-// elements read as 0, as in the log), number at most max_pieces and no shrink
-// hides part of one. Else the data stays in the log only.
-FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
-                             uint64_t max_pieces) {
-  constexpr uint64_t kFewSegments = 64;
-  FrontPlan plan;
-  const DatasetInfo& info = tree.datasets[std::size_t(id)];
-  const auto& entries = index.blocks(uint32_t(id));
-  const uint64_t es = datatype_size(info.dtype), total = product(info.shape);
-  // What each block shows: its box, or the part of it a later shrink keeps.
-  struct Shown {
-    const BlockEntry* e;
-    Dims start, count;
-  };
-  std::vector<Shown> shown;
-  bool part_hidden = false;
-  Dims limit, s, c;
-  const Dims origin(info.shape.size(), 0);
-  for (const auto& e : entries) {
-    if (!tree.clipped(id, e, limit)) {
-      shown.push_back({&e, e.start, e.count});
-    } else if (intersect(e.start, e.count, origin, limit, s, c)) {
-      shown.push_back({&e, s, c});
-      part_hidden = true;
-    }
-  }
-  if (shown.empty() || total == 0) {
-    plan.kind = FrontPlan::Unwritten;
-    return plan;
-  }
-  // The blocks' contiguous runs of the dataset (row-major), to find overlaps and gaps.
-  struct Run { uint64_t first, length, offset; };
-  std::vector<Run> runs;
-  const uint64_t hard_cap = std::max<uint64_t>(max_pieces * 64, 100000);
-  for (const auto& b : shown) {
-    const BlockEntry& e = *b.e;
-    const std::size_t nd = b.count.size();
-    // A run goes on through inner dimensions the box spans whole, in the
-    // dataset and in the block alike.
-    std::size_t inner = nd - 1;
-    uint64_t run = b.count[nd - 1];
-    while (inner > 0 && b.count[inner] == info.shape[inner] && b.count[inner] == e.count[inner])
-      run *= b.count[--inner];
-    uint64_t nruns = product(b.count) / std::max<uint64_t>(run, 1);
-    if (runs.size() + nruns > hard_cap) {
-      plan.why_not = "its blocks make too many pieces";
-      return plan;
-    }
-    Dims idx(nd, 0), at(nd);
-    for (uint64_t k = 0; k < nruns; ++k) {
-      // idx counts over dimensions [0, inner) of the box, row-major.
-      uint64_t rem = k;
-      for (std::size_t d = inner; d-- > 0;) idx[d] = rem % b.count[d], rem /= b.count[d];
-      for (std::size_t d = 0; d < nd; ++d) at[d] = b.start[d] + (d < inner ? idx[d] : 0);
-      uint64_t in_block = 0;
-      for (std::size_t d = 0; d < nd; ++d) in_block = in_block * e.count[d] + (at[d] - e.start[d]);
-      runs.push_back({row_major_index(at, info.shape), run, e.offset + in_block * es});
-    }
-  }
-  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });
-  uint64_t next = 0;
-  bool gaps = false;
-  struct Bytes { uint64_t offset, size; };
-  std::vector<Bytes> segments;  // the log's runs in dataset order, merged where the log continues
-  for (const auto& r : runs) {
-    if (r.first < next) {
-      plan.why_not = "some of its elements were written more than once";
-      return plan;
-    }
-    gaps = gaps || r.first > next;
-    next = r.first + r.length;
-    if (!segments.empty() && segments.back().offset + segments.back().size == r.offset)
-      segments.back().size += r.length * es;
-    else
-      segments.push_back({r.offset, r.length * es});
-  }
-  gaps = gaps || next != total;
-  if (!gaps && segments.size() <= kFewSegments) {
-    plan.kind = FrontPlan::External;
-    for (const auto& b : segments) plan.segments.push_back({log_name, b.offset, b.size});
-    return plan;
-  }
-  if (part_hidden) {
-    plan.why_not = "it shrank after some of its blocks were written";
-    return plan;
-  }
-  if (shown.size() > max_pieces) {
-    plan.why_not = "it has " + std::to_string(shown.size()) + " blocks in the log (more than max_external_segments " +
-                   std::to_string(max_pieces) + ")";
-    return plan;
-  }
-  if (tree.nodes.count(kFrontSources)) {  // the name is taken by the user's own object
-    plan.why_not = std::string("the front file's name ") + kFrontSources + " is in use";
-    return plan;
-  }
-  plan.kind = FrontPlan::Virtual;
-  for (const auto& b : shown) plan.boxes.push_back({b.start, b.count, {log_name, b.e->offset, b.e->nbytes}});
-  return plan;
-}
 
 // Translates the log's reference tokens into the front file's (its objects'
 // addresses): a token of an object no longer in the tree becomes null.
@@ -363,8 +248,20 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   std::map<uint64_t, std::string> made_at{{kRootToken, "/"}};  // by token
   std::map<uint64_t, std::string> dangling;                      // by token: the log-only soft link's target
   std::set<uint64_t> self_linked;  // groups holding a hard link to themselves (the hdf5 engine allows one)
-  bool sources_group = false;
-  for (const auto& p : types_first(tree, in_creation_order(tree))) {
+  const std::vector<std::string> paths = types_first(tree, in_creation_order(tree));
+  // Every dataset's plan first: the arrays its virtual datasets map are sized by all of them.
+  std::map<int, FrontPlan> plans;
+  LogArrays arrays(log_name);
+  for (const auto& p : paths) {
+    const Node& entry = tree.nodes.at(p);
+    if (!entry.link.empty() || !entry.external.file.empty() || entry.user_defined.link_class) continue;
+    const Node& node = entry.hard ? tree.nodes.at(tree.path_of_token(entry.hard)) : entry;
+    if (node.kind != ObjectKind::Dataset || plans.count(node.dataset)) continue;
+    const auto& plan = plans[node.dataset] = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
+    const Datatype dtype = tree.datasets[std::size_t(node.dataset)].dtype.in_memory();
+    for (const auto& b : plan.boxes) arrays.add(dtype, b.offset, product(b.count));
+  }
+  for (const auto& p : paths) {
     const Node& entry = tree.nodes.at(p);
     if (!entry.link.empty()) {
       e->create_soft_link(*h, p, entry.link);
@@ -407,7 +304,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
         e->commit_datatype(*h, p, node.type);
       } else {
         const DatasetInfo& info = tree.datasets[std::size_t(node.dataset)];
-        const auto plan = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
+        const FrontPlan& plan = plans.at(node.dataset);
         // Shared from a named datatype already made, if the type here is that type.
         auto shared = [&](const Datatype& dtype) {
           auto type = tree.dataset_named_types.find(node.dataset);
@@ -427,22 +324,10 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::Virtual) {
-          // One small dataset per block, its bytes a run of the log, mapped
-          // onto its place: one dataset per box whatever its shape (external
-          // storage alone needs a segment per contiguous run, and HDF5 copies
-          // the whole list at every H5Pset_external).
-          if (!sources_group) e->create_group(*h, kFrontSources), sources_group = true;
-          const std::string sources = std::string(kFrontSources) + "/" + std::to_string(node.dataset);
-          e->create_group(*h, sources);
+          // Each block a run of one of the log's 1-D arrays (made below), mapped onto its box.
           DatasetSpec spec;
           spec.dtype = info.dtype.in_memory(), spec.shape = info.shape, spec.fill = info.fill;  // what no box covers
-          for (std::size_t k = 0; k < plan.boxes.size(); ++k) {
-            DatasetSpec source;
-            source.dtype = spec.dtype, source.shape = plan.boxes[k].count, source.external = {plan.boxes[k].bytes};
-            const std::string name = sources + "/" + std::to_string(k);
-            e->create_dataset(*h, name, source);
-            spec.virtual_map.push_back({plan.boxes[k].start, plan.boxes[k].count, ".", name});
-          }
+          for (const auto& b : plan.boxes) spec.virtual_map.push_back(arrays.mapping(spec.dtype, b.start, b.count, b.offset));
           spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else {
@@ -456,6 +341,12 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
       }
     }
     made.emplace_back(p, &node);
+  }
+  // The arrays the virtual datasets map, after the application's objects (a
+  // virtual dataset finds its source when it is read).
+  if (auto specs = arrays.arrays(); !specs.empty()) {
+    e->create_group(*h, kFrontSources);
+    for (const auto& [name, spec] : specs) e->create_dataset(*h, name, spec);
   }
   // Then what may refer to any object: attributes, and the datasets the
   // metadata holds (their references translated to the front file's).

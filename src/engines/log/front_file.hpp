@@ -20,9 +20,6 @@ class LogStore;
 constexpr const char* kFrontMarker = "_h5loom_log";
 constexpr const char* kFrontId = "_h5loom_log_id";        // the log's file id, hex
 constexpr const char* kFrontEpoch = "_h5loom_log_epoch";  // the epoch the front file shows
-// The front file's group of the small datasets that virtual datasets map (one
-// group per dataset id, one dataset per block).
-constexpr const char* kFrontSources = "/_h5loom_blocks";
 
 // Builds the front file of the log of `path` beside it (NAME.loom/front.tmp),
 // showing `epoch` of the tree and index given. Returns its size and checksum.
