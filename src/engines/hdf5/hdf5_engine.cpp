@@ -609,6 +609,8 @@ class Hdf5Engine final : public engine::Engine {
             what + ": selecting the box of '" + m.dataset + "'");
       Hid source;
       if (m.source_shape.empty()) {
+        if (!m.source_start.empty() || !m.source_count.empty())
+          throw UsageError(what + ": the box of '" + m.dataset + "' in its source needs the source's shape");
         source = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,
                          what + ": the dataspace of '" + m.dataset + "'");
       } else {
@@ -617,6 +619,12 @@ class Hdf5Engine final : public engine::Engine {
           throw UsageError(what + ": the box of '" + m.dataset + "' has " + std::to_string(product(m.source_count)) +
                            " elements of rank " + std::to_string(m.source_count.size()) + " for " +
                            std::to_string(product(m.count)) + " of the virtual dataset (same number needed)");
+        for (std::size_t d = 0; d < m.source_shape.size(); ++d)
+          if (m.source_start[d] + m.source_count[d] > m.source_shape[d])
+            throw UsageError(what + ": the box of '" + m.dataset + "' ends at " +
+                             std::to_string(m.source_start[d] + m.source_count[d]) + " in dimension " +
+                             std::to_string(d) + " of its source, whose extent there is " +
+                             std::to_string(m.source_shape[d]));
         auto shape = to_hsize(m.source_shape), sstart = to_hsize(m.source_start), scount = to_hsize(m.source_count);
         source = checked(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose,
                          what + ": the dataspace of '" + m.dataset + "'");

@@ -249,9 +249,9 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   std::map<uint64_t, std::string> dangling;                      // by token: the log-only soft link's target
   std::set<uint64_t> self_linked;  // groups holding a hard link to themselves (the hdf5 engine allows one)
   const std::vector<std::string> paths = types_first(tree, in_creation_order(tree));
-  // Every dataset's plan first: the arrays its virtual datasets map are sized by all of them.
+  // Every dataset's plan first: the arrays virtual datasets map are made of all their blocks.
   std::map<int, FrontPlan> plans;
-  LogArrays arrays(log_name);
+  std::vector<LogArrays::Block> mapped;
   for (const auto& p : paths) {
     const Node& entry = tree.nodes.at(p);
     if (!entry.link.empty() || !entry.external.file.empty() || entry.user_defined.link_class) continue;
@@ -259,8 +259,9 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
     if (node.kind != ObjectKind::Dataset || plans.count(node.dataset)) continue;
     const auto& plan = plans[node.dataset] = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
     const Datatype dtype = tree.datasets[std::size_t(node.dataset)].dtype.in_memory();
-    for (const auto& b : plan.boxes) arrays.add(dtype, b.offset, product(b.count));
+    for (const auto& b : plan.boxes) mapped.push_back({dtype, b.offset, product(b.count)});
   }
+  const LogArrays arrays(log_name, std::move(mapped));
   for (const auto& p : paths) {
     const Node& entry = tree.nodes.at(p);
     if (!entry.link.empty()) {
@@ -324,7 +325,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::Virtual) {
-          // Each block a run of one of the log's 1-D arrays (made below), mapped onto its box.
+          // Each block a run of one of the arrays (made below), mapped onto its box.
           DatasetSpec spec;
           spec.dtype = info.dtype.in_memory(), spec.shape = info.shape, spec.fill = info.fill;  // what no box covers
           for (const auto& b : plan.boxes) spec.virtual_map.push_back(arrays.mapping(spec.dtype, b.start, b.count, b.offset));

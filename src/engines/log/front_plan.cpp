@@ -110,43 +110,48 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   return plan;
 }
 
-std::size_t LogArrays::find(const Datatype& dtype, uint64_t offset) const {
-  const uint64_t base = offset % datatype_size(dtype);
-  for (std::size_t k = 0; k < arrays_.size(); ++k)
-    if (arrays_[k].base == base && arrays_[k].dtype == dtype) return k;
-  return arrays_.size();
-}
-
-void LogArrays::add(const Datatype& dtype, uint64_t offset, uint64_t elements) {
-  const uint64_t es = datatype_size(dtype);
-  std::size_t k = find(dtype, offset);
-  if (k == arrays_.size()) arrays_.push_back({dtype, offset % es, 0});
-  Array& a = arrays_[k];
-  a.length = std::max(a.length, (offset - a.base) / es + elements);
+LogArrays::LogArrays(std::string log_name, std::vector<Block> blocks) : log_name_(std::move(log_name)) {
+  std::sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.offset < b.offset; });
+  for (const auto& b : blocks) {
+    const uint64_t end = b.offset + b.elements * datatype_size(b.dtype);
+    auto [at, made] = by_type_.try_emplace(b.dtype.name(), Runs{b.dtype, {}});
+    auto& runs = at->second.runs;
+    if (!runs.empty() && runs.back().end == b.offset) {
+      runs.back().end = end;  // the same type right after: the same run
+    } else {
+      runs.push_back({b.offset, end, count_++});
+    }
+  }
 }
 
 VirtualMapping LogArrays::mapping(const Datatype& dtype, const Dims& start, const Dims& count, uint64_t offset) const {
-  const std::size_t k = find(dtype, offset);
-  if (k == arrays_.size())
-    throw std::logic_error("front file: a block at byte " + std::to_string(offset) + " of the log was not added");
-  const Array& a = arrays_[k];
+  const Run* run = nullptr;
+  if (auto t = by_type_.find(dtype.name()); t != by_type_.end()) {
+    const auto& runs = t->second.runs;
+    auto after = std::upper_bound(runs.begin(), runs.end(), offset,
+                                  [](uint64_t o, const Run& r) { return o < r.first; });
+    if (after != runs.begin() && offset < std::prev(after)->end) run = &*std::prev(after);
+  }
+  if (!run)
+    throw std::logic_error("front file: a block at byte " + std::to_string(offset) + " of the log was not given");
+  const uint64_t es = datatype_size(dtype);
   VirtualMapping m;
-  m.start = start, m.count = count, m.file = ".", m.dataset = name_of(k);
-  m.source_shape = {a.length};
-  m.source_start = {(offset - a.base) / datatype_size(dtype)};
+  m.start = start, m.count = count, m.file = ".", m.dataset = name_of(run->array);
+  m.source_shape = {(run->end - run->first) / es};
+  m.source_start = {(offset - run->first) / es};
   m.source_count = {product(count)};
   return m;
 }
 
 std::vector<std::pair<std::string, DatasetSpec>> LogArrays::arrays() const {
-  std::vector<std::pair<std::string, DatasetSpec>> out;
-  for (std::size_t k = 0; k < arrays_.size(); ++k) {
-    const Array& a = arrays_[k];
-    DatasetSpec spec;
-    spec.dtype = a.dtype, spec.shape = {a.length};
-    spec.external = {{log_name_, a.base, a.length * datatype_size(a.dtype)}};
-    out.emplace_back(name_of(k), std::move(spec));
-  }
+  std::vector<std::pair<std::string, DatasetSpec>> out(count_);
+  for (const auto& [name, t] : by_type_)
+    for (const auto& r : t.runs) {
+      DatasetSpec spec;
+      spec.dtype = t.dtype, spec.shape = {(r.end - r.first) / datatype_size(t.dtype)};
+      spec.external = {{log_name_, r.first, r.end - r.first}};
+      out[r.array] = {name_of(r.array), std::move(spec)};
+    }
   return out;
 }
 

@@ -1,10 +1,11 @@
 // How each dataset of the log appears in the front file (front_file.hpp):
 // mapped onto the log's bytes with external storage or a virtual dataset, a
-// plain dataset of fill values, or left in the log only - and the 1-D views of
-// the log that the virtual datasets map from.
+// plain dataset of fill values, or left in the log only - and the 1-D arrays of
+// the log's bytes that the virtual datasets map from.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,31 +41,37 @@ struct FrontPlan {
 FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
                              uint64_t max_pieces);
 
-// The log seen as 1-D arrays, one per element type and byte offset modulo its
-// size (so that every block starts at a whole element of one): each an
-// external-storage dataset of one segment of the log, whose runs the virtual
-// datasets map onto their boxes. A front file then costs one dataset per
-// array, not one per block (2-D tiles of a hundred datasets made two hundred).
+// The bytes of the blocks that virtual datasets map, as 1-D arrays: each
+// array a run of the log that mapped blocks of one element type fill end to
+// end (an external-storage dataset of one segment), each block a run of its
+// array. Only mapped bytes appear - no index record, no block that was
+// overwritten or hidden by a shrink - and a front file costs one dataset per
+// run, not one per block (2-D tiles of a hundred datasets made two hundred).
 class LogArrays {
  public:
-  explicit LogArrays(std::string log_name) : log_name_(std::move(log_name)) {}
-  // First, every block that will be mapped: `elements` of `dtype` at `offset`.
-  void add(const Datatype& dtype, uint64_t offset, uint64_t elements);
-  // Then the mapping of such a block onto the box [start, start + count).
+  struct Block {
+    Datatype dtype;  // in memory: as the log holds it
+    uint64_t offset = 0, elements = 0;
+  };
+  LogArrays(std::string log_name, std::vector<Block> blocks);
+  // The mapping of a block given above (`dtype` at `offset`) onto the box [start, start + count).
   VirtualMapping mapping(const Datatype& dtype, const Dims& start, const Dims& count, uint64_t offset) const;
-  // The arrays to create (name under kFrontSources, spec), each as long as its last block needs.
+  // The arrays to create: name under kFrontSources, spec.
   std::vector<std::pair<std::string, DatasetSpec>> arrays() const;
 
  private:
-  struct Array {
-    Datatype dtype;
-    uint64_t base = 0;  // the byte of the log where element 0 starts
-    uint64_t length = 0;
+  struct Run {
+    uint64_t first = 0, end = 0;  // bytes of the log
+    std::size_t array = 0;        // its number
   };
-  std::size_t find(const Datatype& dtype, uint64_t offset) const;  // arrays_.size() if none
+  struct Runs {
+    Datatype dtype;
+    std::vector<Run> runs;  // by offset
+  };
   static std::string name_of(std::size_t k) { return std::string(kFrontSources) + "/" + std::to_string(k); }
   std::string log_name_;
-  std::vector<Array> arrays_;
+  std::map<std::string, Runs> by_type_;  // by the type's name
+  std::size_t count_ = 0;
 };
 
 }  // namespace h5loom::logengine
