@@ -12,7 +12,7 @@ TEST(LogCoalescingBuffer, BytesStayPutAndTheNextBufferReusesASmallMapping) {
   const uint64_t reservation = uint64_t(4) << 20;
   const unsigned char* first_mapping = nullptr;
   {
-    CoalescingBuffer a;
+    CoalescingBuffer a;  // takes the process's spare if one is large enough, else maps
     unsigned char* p = a.append(3, reservation);
     std::memcpy(p, "abc", 3);
     unsigned char* q = a.append(2, reservation);
@@ -21,7 +21,7 @@ TEST(LogCoalescingBuffer, BytesStayPutAndTheNextBufferReusesASmallMapping) {
     EXPECT_EQ(std::memcmp(a.data(), "abcde", 5), 0);
     EXPECT_EQ(a.size(), 5u);
     first_mapping = a.data();
-  }
+  }  // released: the spare now (the larger one is kept)
   CoalescingBuffer b, c;  // two buffers alive at once never share memory
   b.append(8, reservation);
   c.append(8, reservation);
@@ -39,4 +39,11 @@ TEST(LogCoalescingBuffer, BytesStayPutAndTheNextBufferReusesASmallMapping) {
   b.clear(/*keep_at_most=*/reservation);  // grew past it: released
   EXPECT_EQ(b.size(), 0u);
   EXPECT_EQ(b.data(), nullptr);
+
+  // A spare larger than a later, smaller reservation is kept across clears.
+  CoalescingBuffer d;
+  d.append(8, reservation / 4);
+  const unsigned char* kept = d.data();
+  d.clear(/*keep_at_most=*/reservation / 4);
+  EXPECT_EQ(d.data(), kept);
 }

@@ -47,16 +47,18 @@ std::pair<unsigned char*, uint64_t> take_mapping(uint64_t n) {
   return {map_bytes(n), n};
 }
 
+// Keeps the larger of the spare and this mapping (a small spare would never
+// serve a larger reservation again), unmapping the other.
 void give_back(unsigned char* data, uint64_t capacity, uint64_t touched) {
   Spare& s = spare();
   if (touched <= kSpareResident) {
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (!s.data) {
-      s.data = data, s.capacity = capacity;
-      return;
+    if (!s.data || s.capacity < capacity) {
+      std::swap(s.data, data);
+      std::swap(s.capacity, capacity);
     }
   }
-  ::munmap(data, capacity);
+  if (data) ::munmap(data, capacity);
 }
 }  // namespace
 
@@ -65,16 +67,17 @@ CoalescingBuffer::~CoalescingBuffer() { release(); }
 void CoalescingBuffer::release() {
   if (data_) give_back(data_, capacity_, touched_);
   data_ = nullptr;
-  size_ = capacity_ = touched_ = 0;
+  size_ = capacity_ = touched_ = asked_ = 0;
 }
 
 unsigned char* CoalescingBuffer::append(uint64_t n, uint64_t reservation) {
   if (size_ + n > capacity_) {
-    const auto [bigger, cap] = take_mapping(std::max({reservation, size_ + n, 2 * capacity_}));
+    const uint64_t asked = std::max({reservation, size_ + n, 2 * capacity_});
+    const auto [bigger, cap] = take_mapping(asked);
     if (size_) std::memcpy(bigger, data_, size_);
     const uint64_t keep = size_;
     release();
-    data_ = bigger, size_ = keep, capacity_ = cap;
+    data_ = bigger, size_ = keep, capacity_ = cap, asked_ = asked;
     touched_ = keep;  // (the pages a spare brought along were at most kSpareResident)
   }
   unsigned char* at = data_ + size_;
@@ -84,7 +87,7 @@ unsigned char* CoalescingBuffer::append(uint64_t n, uint64_t reservation) {
 }
 
 void CoalescingBuffer::clear(uint64_t keep_at_most) {
-  if (capacity_ > keep_at_most) release();
+  if (asked_ > keep_at_most) release();  // (a spare taken may be larger than asked for: kept)
   size_ = 0;
 }
 

@@ -38,6 +38,7 @@ class CoalescingBuffer {
   unsigned char* data_ = nullptr;
   uint64_t size_ = 0, capacity_ = 0;
   uint64_t touched_ = 0;  // the most bytes ever used: the pages the mapping holds
+  uint64_t asked_ = 0;    // the size asked for when the mapping was taken (a spare's capacity may exceed it)
 };
 
 }  // namespace h5loom::logengine
