@@ -10,7 +10,6 @@
 
 #include "engine/registry.hpp"
 #include "h5loom/h5loom.hpp"
-#include "engines/log/boxes.hpp"
 #include "engines/log/front_plan.hpp"
 #include "engines/log/held_values.hpp"
 #include "engines/log/index.hpp"
