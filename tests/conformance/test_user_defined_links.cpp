@@ -3,6 +3,8 @@
 // an external-class value that is not a well-formed external link (HDF5 keeps
 // it unchecked; h5loom refuses the ones HDF5 readers would follow past their
 // end) and the links of classes an application registered.
+#include <hdf5.h>
+
 #include "conformance.hpp"
 #include "h5loom/tools.hpp"
 
@@ -88,6 +90,38 @@ TEST_F(user_defined_links, AreKeptAsGivenAndNotFollowed) {
   EXPECT_EQ(f.kind("bad"), ObjectKind::None);
   if (f.supports("order")) EXPECT_EQ(f.list_in_creation_order(), (std::vector<std::string>{"g", "bytes", "h"}));
   EXPECT_THROW(f.create_user_defined_link("x", kNotExternal), ReadOnlyError);
+}
+
+// A class an application registered with HDF5 (H5Lregister): the hdf5 engine
+// needs it registered to create a link of it, in every process - one that
+// lacks it makes every rank refuse, none is left in HDF5's collective call.
+// The other engines keep any class.
+TEST_F(user_defined_links, AClassRegisteredOnSomeRanksOnlyIsRefusedOnEveryRankByHdf5) {
+  constexpr int kClass = 200;
+  // HDF5 takes a class only with a traversal callback: this one leads nowhere.
+  static const H5L_class_t registered{
+      H5L_LINK_CLASS_T_VERS, H5L_type_t(kClass), "h5loom conformance", nullptr, nullptr, nullptr,
+      [](const char*, hid_t, const void*, size_t, hid_t, hid_t) -> hid_t { return H5I_INVALID_HID; }, nullptr,
+      nullptr};
+  // (EXPECT, not ASSERT: returning early on rank 0 would leave the others waiting below)
+  if (rank() == 0) EXPECT_GE(H5Lregister(&registered), 0);
+  {
+    auto f = File::create(file_path(), options());
+    const UserDefinedLink link{kClass, "value"};
+    if (f.engine_name().find("hdf5") == std::string::npos || f.size() == 1) {
+      f.create_user_defined_link("ud", link);  // registered wherever the hdf5 engine needs it
+      EXPECT_TRUE(f.user_defined_link("ud"));
+    } else {
+      try {
+        f.create_user_defined_link("ud", link);
+        ADD_FAILURE() << "a class registered on rank 0 only was accepted on rank " << f.rank();
+      } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("class 200 is not registered"), std::string::npos) << e.what();
+      }
+      EXPECT_FALSE(f.user_defined_link("ud"));
+    }
+  }
+  if (rank() == 0) H5Lunregister(H5L_type_t(kClass));
 }
 
 TEST_F(user_defined_links, CopiesKeepThem) {

@@ -438,9 +438,13 @@ class Hdf5Engine final : public engine::Engine {
   void create_user_defined_link(FileHandle& fh, const std::string& path, const UserDefinedLink& link) override {
     auto& f = cast(fh);
     const std::string what = "creating user-defined link '" + path + "' in file '" + f.name + "'";
-    if (H5Lis_registered(H5L_type_t(link.link_class)) <= 0)
+    // Registered in this process or not: every rank refuses if one is not, so
+    // that none is left alone in HDF5's collective link creation.
+    int registered = H5Lis_registered(H5L_type_t(link.link_class)) > 0 ? 1 : 0;
+    if (f.size > 1) MPI_Allreduce(MPI_IN_PLACE, &registered, 1, MPI_INT, MPI_MIN, f.comm);
+    if (!registered)
       throw UsageError(what + ": its class " + std::to_string(link.link_class) +
-                       " is not registered with HDF5 in this process (H5Lregister)");
+                       " is not registered with HDF5 (H5Lregister) in every process of the file");
     const std::string& value = link.value.value();  // (the object model passes described links only)
     check(H5Lcreate_ud(f.file.get(), path.c_str(), H5L_type_t(link.link_class), value.data(), value.size(),
                        H5P_DEFAULT, H5P_DEFAULT),
