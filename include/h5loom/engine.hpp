@@ -1,4 +1,4 @@
-// The engine interface (version 7): the one small set of operations every
+// The engine interface (version 8): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -19,7 +19,12 @@
 //    program releases them with reclaim_variable_length).
 //  * Every call on an open file is collective over the file's communicator
 //    (all ranks make the same calls on the same objects in the same order),
-//    except put(): each rank puts its own writes, as many as it likes.
+//    except put() and prepare_flush(): each rank puts its own writes, as many
+//    as it likes.
+//  * Calls on one file never overlap. put() and prepare_flush() may come
+//    from another thread than the other calls (the async wrapper's background
+//    thread), so they make no MPI or HDF5 call, and what they share with
+//    other open files (a cache, a pool) is guarded by a lock.
 //
 // The contract every engine keeps:
 //  * Ownership: a Write's buffer is Owned (the engine may keep it, as long as
@@ -58,7 +63,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 7
+#define H5LOOM_ENGINE_ABI_VERSION 8
 
 namespace h5loom::engine {
 
@@ -203,6 +208,15 @@ class Engine {
   // ---- open files --------------------------------------------------------------
   virtual std::unique_ptr<FileHandle> open(const std::string& location, OpenMode mode, MPI_Comm comm) = 0;
   virtual RequestPtr flush(FileHandle& f, FlushLevel level) = 0;
+  // The local part of the next flush(level), done early: the async wrapper
+  // calls it on its background thread, while the program computes, so that
+  // the flush has only its collective part left. It moves the writes this
+  // rank put so far towards storage - and for Durable syncs what it wrote, as
+  // far as the engine's sync setting goes. NOT collective; no MPI or HDF5
+  // call (see the conventions above). Like put(), it raises no storage error:
+  // the next flush does, on every rank. The default does nothing: the data
+  // then moves at flush().
+  virtual void prepare_flush(FileHandle& f, FlushLevel level) {}
   // Writes whatever was put and not flushed, durably, and releases the handle.
   virtual void close(FileHandle& f) = 0;
   // The engine's layout and knobs for this file ("engine", "ranks", ...), for `h5loom info`.

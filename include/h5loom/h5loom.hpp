@@ -52,6 +52,34 @@ namespace detail {
 struct FileState;
 }
 
+// An operation that completes later (File::flush_async). With an engine that
+// completes flushes at once it is complete when made; with the async wrapper
+// (docs/async.md) the flush completes at wait(), or in the next collective
+// call on the file, whichever comes first.
+class Request {
+ public:
+  Request() = default;  // a completed request
+  Request(Request&&) noexcept = default;
+  Request& operator=(Request&&) noexcept = default;
+  // Dropping a request does not cancel the operation: an error it meets is
+  // raised by the next collective call on the file.
+  ~Request() = default;
+
+  // Local and non-blocking: has the operation completed? Never raises.
+  bool test();
+  // Waits for the operation and raises its error - on every rank: the wait
+  // of a flush is collective (every rank waits, in the same order as its
+  // other collective calls). Later calls return at once.
+  void wait();
+
+ private:
+  friend class File;
+  Request(std::shared_ptr<detail::FileState> file, engine::RequestPtr request)
+      : file_(std::move(file)), request_(std::move(request)) {}
+  std::shared_ptr<detail::FileState> file_;
+  engine::RequestPtr request_;
+};
+
 // Anything that can carry attributes: the file's root group, a group, a dataset.
 class Object {
  public:
@@ -306,6 +334,10 @@ class File : public Group {
 
   // Collective flush point: every write so far reaches the file, durably by default.
   void flush(FlushLevel level = FlushLevel::Durable);
+  // The same flush point, returning at once: the request completes when every
+  // write put before it is visible (or durable). Buffers lent with write()
+  // stay in use until then. Collective.
+  Request flush_async(FlushLevel level = FlushLevel::Durable);
   void close();  // collective; further calls on this file raise UsageError
   // For a rank that handles an error (the destructor does this while an
   // exception unwinds): closes collectively if every rank does the same within

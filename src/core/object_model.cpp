@@ -821,6 +821,26 @@ void File::flush(FlushLevel level) {
   f.flush(level);
 }
 
+Request File::flush_async(FlushLevel level) {
+  auto& f = state();
+  f.require_open("flush");
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "flush_async", f.filename);
+  f.unflushed_puts = 0;  // as flush(): the engine does not replay failed writes
+  return Request(file_, f.engine->flush(*f.handle, level));
+}
+
+bool Request::test() { return !request_ || request_->test(); }
+
+void Request::wait() {
+  engine::RequestPtr r = std::move(request_);
+  if (!r) return;
+  // A flush the file's close completed has its outcome; one the file lost
+  // (closed on an error) cannot complete any more.
+  if (!r->test() && !file_->open)
+    throw UsageError("cannot wait for a flush of " + file_->describe_file() + ": the file was closed before it completed");
+  r->wait();
+}
+
 void File::close() { state().close(); }
 void File::close_on_error(const std::string& error) { state().close_on_error(error); }
 bool File::is_open() const { return state().open; }

@@ -57,6 +57,12 @@ RequestPtr ForwardingEngine::flush(FileHandle& fh, FlushLevel level) {
   return r;
 }
 
+void ForwardingEngine::prepare_flush(FileHandle& fh, FlushLevel level) {
+  auto& f = wrapped(fh);
+  around(f, Call{"prepare_flush", f.location, false, [&] { return std::string(level_name(level)); }},
+         [&] { inner_->prepare_flush(*f.inner, level); });
+}
+
 void ForwardingEngine::close(FileHandle& fh) {
   auto& f = wrapped(fh);
   around(f, Call{"close", f.location, true, [] { return std::string(); }}, [&] { inner_->close(*f.inner); });

@@ -178,7 +178,13 @@ std::unique_ptr<Engine> make_engine(const std::string& config) {
       throw ConfigError("engine configuration is not valid JSON (" + std::string(e.what()) + "): " + config);
     }
   } else {
+    // "async+log": wrappers, outermost first, then the engine.
+    text.erase(text.find_last_not_of(" \t\r\n") + 1);
+    Json wrappers = Json::array();
+    for (std::size_t plus; (plus = text.find('+')) != std::string::npos; text.erase(0, plus + 1))
+      wrappers.push_back(text.substr(0, plus));
     cfg = Json{{"engine", text}};
+    if (!wrappers.empty()) cfg["wrappers"] = wrappers;
   }
 
   for (const auto& [key, _] : cfg.items())

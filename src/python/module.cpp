@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include <h5loom/h5loom.hpp>
 #include <h5loom/series.hpp>
@@ -113,13 +115,38 @@ FileOptions options(std::optional<long long> comm_f, const std::string& engine) 
   return o;
 }
 
+// References released on a thread that does not hold the GIL (the async
+// wrapper's background thread), dropped later by a thread that does. Taking
+// the GIL there could deadlock: the Python thread may hold it while it waits
+// for that background thread.
+std::mutex released_mutex;
+std::vector<PyObject*> released;
+bool release_scheduled = false;
+
+int drop_released(void* = nullptr) {  // with the GIL
+  std::vector<PyObject*> now;
+  {
+    std::lock_guard<std::mutex> lock(released_mutex);
+    now.swap(released);
+    release_scheduled = false;
+  }
+  for (PyObject* p : now) Py_DECREF(p);
+  return 0;
+}
+
 // Keeps a Python object (a numpy array) alive until h5loom releases the buffer at a flush point.
 std::shared_ptr<const void> keep_alive(nb::object obj) {
+  drop_released();
   PyObject* ref = obj.release().ptr();
   return std::shared_ptr<const void>(ref, [](const void* p) {
     if (!Py_IsInitialized()) return;
-    nb::gil_scoped_acquire gil;
-    Py_DECREF(static_cast<PyObject*>(const_cast<void*>(p)));
+    PyObject* o = static_cast<PyObject*>(const_cast<void*>(p));
+    if (PyGILState_Check()) return Py_DECREF(o);
+    std::lock_guard<std::mutex> lock(released_mutex);
+    released.push_back(o);
+    // The interpreter's main thread runs it soon (callable without the GIL);
+    // if its queue is full, the next keep_alive() drops them.
+    if (!release_scheduled) release_scheduled = Py_AddPendingCall(drop_released, nullptr) == 0;
   });
 }
 

@@ -91,6 +91,15 @@ class LogEngine final : public engine::Engine {
     return nullptr;
   }
 
+  // The local part of a flush, early (the async wrapper's background
+  // thread): the writes borrowed until the flush join the write pipeline
+  // now, so that a large one goes to the rank's region while the program
+  // computes instead of at the flush.
+  void prepare_flush(FileHandle& fh, engine::FlushLevel) override {
+    auto& f = cast(fh);
+    if (f.writable() && f.failed.empty()) hand_over_deferred(f);
+  }
+
   void close(FileHandle& fh) override {
     auto& f = static_cast<LogFile&>(fh);
     if (f.writing && f.failed.empty()) {  // what was put and not flushed

@@ -6,6 +6,7 @@ Failing system calls come from an LD_PRELOAD shim (tests/tools/fault_shim.c)
 or RLIMIT_FSIZE, in a child process.
 """
 
+import json
 import os
 import pathlib
 import shutil
@@ -146,8 +147,8 @@ FAILING_COMMIT = r"""
 import sys
 import numpy as np
 import h5loom
-path = sys.argv[1]
-f = h5loom.File(path, "w", engine="log")
+path, engine = sys.argv[1], sys.argv[3]
+f = h5loom.File(path, "w", engine=engine)
 f.create_dataset("kept", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
 f.flush()  # epoch 1: on disk
 import os
@@ -167,14 +168,15 @@ for what, call in [("read", lambda: f["kept"][...]), ("write", lambda: f["kept"]
 """
 
 
+@pytest.mark.parametrize("engine", ["log", "async+log"])
 @pytest.mark.parametrize("call,path_part,errno_", [("fdatasync", ".loom/commits", 5), ("fdatasync", ".loom/log", 5),
                                                    ("pwrite", ".loom/commits", 28)])
-def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path, call, path_part, errno_):
+def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path, call, path_part, errno_, engine):
     if not SHIM.exists():
         pytest.skip("fault shim not built")
     path = tmp_path / "f.h5"
     # The shim is loaded from the start but fails nothing until the script names the call.
-    code, out = child(FAILING_COMMIT, path, call,
+    code, out = child(FAILING_COMMIT, path, call, engine,
                       env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": path_part, "H5LOOM_FAULT_ERRNO": str(errno_)})
     assert code == 0, out
     assert "flush raised:" in out, out
@@ -193,11 +195,11 @@ def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path
 
 
 QUEUED_WRITE_WHEN_THE_DISK_FILLS = r"""
-import resource, signal, sys
+import json, resource, signal, sys
 import numpy as np
 import h5loom
 path = sys.argv[1]
-f = h5loom.File(path, "w", engine={"engine": "log", "log": {"region_size": 2 << 20}})
+f = h5loom.File(path, "w", engine={"engine": "log", "log": {"region_size": 2 << 20}, "wrappers": json.loads(sys.argv[2])})
 f.create_dataset("kept", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
 f.flush()
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -223,9 +225,10 @@ except h5loom.IOError:
 """
 
 
-def test_a_failed_region_write_never_commits_a_freed_queued_buffer(tmp_path):
+@pytest.mark.parametrize("wrappers", [[], ["async"]])
+def test_a_failed_region_write_never_commits_a_freed_queued_buffer(tmp_path, wrappers):
     path = tmp_path / "full.h5"
-    code, out = child(QUEUED_WRITE_WHEN_THE_DISK_FILLS, path)
+    code, out = child(QUEUED_WRITE_WHEN_THE_DISK_FILLS, path, json.dumps(wrappers))
     assert code == 0, out
     assert "flush raised" in out and "close raised" in out, out
     with h5loom.File(path, "r") as f:

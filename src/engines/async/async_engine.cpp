@@ -1,0 +1,293 @@
+// The async wrapper: writes return at once and move to storage on a
+// background thread (the mover, mover.hpp) while the program computes.
+//
+//   put()    copies the program's buffer if it is valid only during the call
+//            (an owned one is kept; one borrowed until the flush is read when
+//            that flush completes, as the engine contract lets every engine),
+//            and queues the inner put() for the mover.
+//   flush()  queues the inner prepare_flush() - the flush's local part: the
+//            bytes moved and synced - and returns a request at once. Its
+//            collective part (the inner flush) runs on the program's thread,
+//            in program order: at the request's wait(), or first thing in the
+//            next collective call on the file, whichever comes first - the
+//            same point on every rank, since every rank makes the same calls.
+//            So one flush at most is pending; writes put while it is pending
+//            are held back until it completes (they belong after it: a later
+//            write of another rank to the same elements must win).
+//   others   wait for the mover to finish what is queued, complete the
+//            pending flush, then call the inner engine: the inner engine
+//            never sees two calls at once, and sees them in program order.
+//
+// Errors of a queued put are raised, on every rank, when the next flush
+// completes (at its wait, or in the call that completes it). docs/async.md.
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/mpi_util.hpp"
+#include "engine/registry.hpp"
+#include "engines/async/mover.hpp"
+#include "h5loom/forwarding_engine.hpp"
+#include "profile/profiler.hpp"
+
+namespace h5loom::async {
+
+using engine::Call;
+using engine::FileHandle;
+using engine::FlushLevel;
+using engine::FunctionRef;
+using engine::RequestPtr;
+
+namespace {
+
+// One flush whose collective part has not run yet, or has, with its outcome.
+struct FlushTicket {
+  FlushLevel level;
+  bool done = false;
+  mpi::CaughtError error;  // the same on every rank once done
+};
+
+// A queued engine call, not yet given to the mover.
+struct Task {
+  std::function<void()> run;
+  uint64_t bytes;  // memory it holds until it has run
+};
+
+struct AsyncFile : engine::ForwardingEngine::WrappedFile {
+  int rank = 0;
+  bool attached = false;  // uses the mover
+  // The flush whose collective part has not run yet (the program's thread only).
+  std::shared_ptr<FlushTicket> pending;
+  // Writes put while it is pending, for the mover once it completes.
+  std::vector<Task> held_back;
+  // This rank's first error in a queued task: written by the mover, read by
+  // the program's thread after drain() (whose lock orders the two).
+  mpi::CaughtError queued_error;
+  // For describe(): writes queued, and the time the program waited for the mover.
+  uint64_t puts = 0;
+  int64_t blocked_ns = 0;
+
+  ~AsyncFile() override {
+    // Closed or not (a program leaving on an error), the mover must be done
+    // with the inner handle before it goes.
+    if (attached) {
+      Mover::instance().drain();
+      Mover::instance().detach();
+    }
+  }
+};
+
+class AsyncEngine final : public engine::ForwardingEngine {
+ public:
+  AsyncEngine(std::unique_ptr<Engine> inner, uint64_t max_queued_bytes)
+      : ForwardingEngine(std::move(inner)), max_queued_bytes_(max_queued_bytes) {}
+
+  std::string wrapper_name() const override { return "async"; }
+
+  std::unique_ptr<FileHandle> open(const std::string& location, engine::OpenMode mode, MPI_Comm comm) override {
+    check_thread_level(location);
+    auto fh = ForwardingEngine::open(location, mode, comm);
+    auto& f = cast(*fh);
+    MPI_Comm_rank(comm, &f.rank);
+    Mover::instance().attach();
+    f.attached = true;
+    return fh;
+  }
+
+  void put(FileHandle& fh, engine::Write w) override {
+    auto& f = cast(fh);
+    // A buffer valid only during this call is copied now: the program may
+    // reuse or free it as soon as put() returns.
+    if (w.buffer.lifetime() == engine::Lifetime::DuringCall) w = w.kept();
+    const uint64_t held = w.buffer.lifetime() == engine::Lifetime::Owned ? w.bytes() : 0;
+    Engine* inner = &this->inner();
+    FileHandle* inner_file = f.inner.get();
+    ++f.puts;
+    Task task{[&f, inner, inner_file, w = std::move(w)]() mutable {
+                const std::string dataset = w.dataset;
+                run_queued(f, "write to dataset '" + dataset + "'", [&] { inner->put(*inner_file, std::move(w)); });
+              },
+              held};
+    if (f.pending) return f.held_back.push_back(std::move(task));  // after the pending flush
+    submit(f, std::move(task));
+  }
+
+  RequestPtr flush(FileHandle& fh, FlushLevel level) override {
+    auto& f = cast(fh);
+    // The one before, if any (a flush is a collective call); not the writes
+    // queued since, which the flush below prepares on the mover.
+    if (auto t = complete_pending(f); t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
+    Engine* inner = &this->inner();
+    FileHandle* inner_file = f.inner.get();
+    submit(f, Task{[&f, inner, inner_file, level] {
+                     run_queued(f, "preparing a flush", [&] { inner->prepare_flush(*inner_file, level); });
+                   },
+                   0});
+    f.pending = std::make_shared<FlushTicket>();
+    f.pending->level = level;
+    return std::make_unique<FlushRequest>(*this, f, f.pending);
+  }
+
+  // Its own flush() prepares the inner one; nothing to do for an outer wrapper.
+  void prepare_flush(FileHandle&, FlushLevel) override {}
+
+  void close(FileHandle& fh) override {
+    auto& f = cast(fh);
+    // Everything queued moves and every pending flush completes; then a last
+    // agreement on this rank's queued errors, since close() is a flush too.
+    // The inner file is closed whatever happened.
+    mpi::CaughtError failed;
+    failed.run([&] {
+      settle(f);
+      share_queued_error(f);
+    });
+    mpi::CaughtError closing;
+    closing.run([&] { ForwardingEngine::close(fh); });
+    if (f.attached) {
+      Mover::instance().detach();
+      f.attached = false;
+    }
+    if (failed.code) mpi::throw_error(failed.code, failed.msg);
+    if (closing.code) mpi::throw_error(closing.code, closing.msg);
+  }
+
+  engine::Properties describe(FileHandle& fh) override {
+    auto& f = cast(fh);
+    engine::Properties p = ForwardingEngine::describe(fh);
+    p.emplace_back("async writes queued", std::to_string(f.puts));
+    p.emplace_back("async wait (s)", std::to_string(double(f.blocked_ns) * 1e-9));
+    p.emplace_back("async max_queued_bytes", std::to_string(max_queued_bytes_));
+    return p;
+  }
+
+ protected:
+  std::unique_ptr<WrappedFile> make_file() const override { return std::make_unique<AsyncFile>(); }
+
+  void around(WrappedFile& wf, const Call& call, FunctionRef<void()> run) override {
+    auto& f = static_cast<AsyncFile&>(wf);
+    if (!call.collective) {
+      // A call one rank makes alone cannot complete a flush (its collective
+      // part needs every rank), and must not read around one.
+      wait_for_mover(f);
+      if (f.pending)
+        throw UsageError(std::string(call.op) + " of '" + call.object + "' in file '" + f.location +
+                         "' while a flush of the file is pending: wait for the flush first");
+      return run();
+    }
+    settle(f);
+    run();
+  }
+
+ private:
+  class FlushRequest final : public engine::Request {
+   public:
+    FlushRequest(AsyncEngine& e, AsyncFile& f, std::shared_ptr<FlushTicket> t)
+        : engine_(e), file_(f), ticket_(std::move(t)) {}
+    bool test() override { return ticket_->done; }
+    void wait() override {
+      // A completed flush never touches the file again (it may be closed).
+      if (!ticket_->done) engine_.complete_pending(file_);
+      if (ticket_->error.code) mpi::throw_error(ticket_->error.code, ticket_->error.msg);
+    }
+
+   private:
+    AsyncEngine& engine_;
+    AsyncFile& file_;
+    std::shared_ptr<FlushTicket> ticket_;
+  };
+
+  static AsyncFile& cast(FileHandle& fh) { return static_cast<AsyncFile&>(fh); }
+
+  // Runs a queued task's engine call on the mover, keeping this rank's first error.
+  template <class Fn>
+  static void run_queued(AsyncFile& f, const std::string& what, Fn&& fn) {
+    if (f.queued_error.code) return;  // after a failed write, later ones are not made either
+    f.queued_error.run(fn);
+    if (f.queued_error.code)
+      f.queued_error.msg = "async " + what + " of file '" + f.location + "': " + f.queued_error.msg;
+  }
+
+  // The MPI thread level the wrapper needs: its mover makes no MPI call, but
+  // MPI_THREAD_SINGLE promises MPI that the process has one thread.
+  static void check_thread_level(const std::string& location) {
+    int level = MPI_THREAD_SINGLE, is_main = 1;
+    MPI_Query_thread(&level);
+    MPI_Is_thread_main(&is_main);
+    if (level < MPI_THREAD_FUNNELED)
+      throw ConfigError("the async wrapper (file '" + location +
+                        "') needs MPI initialised with at least MPI_THREAD_FUNNELED, and the program initialised "
+                        "it with MPI_THREAD_SINGLE: call MPI_Init_thread(..., MPI_THREAD_FUNNELED, ...) instead of "
+                        "MPI_Init (its background thread makes no MPI call, but may not exist under SINGLE)");
+    if (level == MPI_THREAD_FUNNELED && !is_main)
+      throw ConfigError("file '" + location +
+                        "' is opened from a thread that did not initialise MPI, and MPI was initialised with "
+                        "MPI_THREAD_FUNNELED: only that thread may make h5loom's collective calls");
+  }
+
+  void wait_for_mover(AsyncFile& f) {
+    if (const int64_t waited = Mover::instance().drain()) note_blocked(f, "async_wait", waited);
+  }
+
+  static void note_blocked(AsyncFile& f, const char* what, int64_t ns) {
+    f.blocked_ns += ns;
+    if (profile::enabled()) {
+      const int64_t end = profile::now_ns();
+      profile::record(profile::Layer::Engine, profile::Kind::Meta, what, f.location, 0, 0, end - ns, end);
+    }
+  }
+
+  void submit(AsyncFile& f, Task task) {
+    if (const int64_t waited = Mover::instance().submit(std::move(task.run), task.bytes, max_queued_bytes_))
+      note_blocked(f, "async_backpressure", waited);
+  }
+
+  // Collective: what is queued moves, and the pending flush completes. An
+  // error it raised is raised here too, on every rank (as well as at its wait).
+  void settle(AsyncFile& f) {
+    std::shared_ptr<FlushTicket> t = complete_pending(f);
+    wait_for_mover(f);  // and the writes it held back
+    if (t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
+  }
+
+  // Collective: the collective part of the pending flush, if there is one,
+  // after the mover has run everything before it; then the writes held back
+  // behind it go to the mover. Returns the flush completed.
+  std::shared_ptr<FlushTicket> complete_pending(AsyncFile& f) {
+    std::shared_ptr<FlushTicket> t = std::move(f.pending);
+    f.pending.reset();
+    if (!t) return t;
+    wait_for_mover(f);
+    t->error.run([&] {
+      share_queued_error(f);
+      engine::wait(inner().flush(*f.inner, t->level));
+    });
+    t->done = true;
+    std::vector<Task> held = std::move(f.held_back);
+    f.held_back.clear();
+    for (Task& task : held) submit(f, std::move(task));
+    return t;
+  }
+
+  // Collective: raises on every rank the queued error of the lowest rank that has one.
+  static void share_queued_error(AsyncFile& f) {
+    mpi::CaughtError e = std::move(f.queued_error);
+    f.queued_error = {};
+    mpi::share_first_error(f.comm, f.rank, e);
+  }
+
+  uint64_t max_queued_bytes_;
+};
+
+}  // namespace
+}  // namespace h5loom::async
+
+namespace h5loom::engine {
+std::unique_ptr<Engine> make_async_wrapper(Knobs& knobs, std::unique_ptr<Engine> inner) {
+  const uint64_t limit = knobs.get<uint64_t>("max_queued_bytes", uint64_t(512) << 20);
+  if (limit == 0) knobs.bad_value("max_queued_bytes", "must be at least 1 byte");
+  return std::make_unique<async::AsyncEngine>(std::move(inner), limit);
+}
+}  // namespace h5loom::engine
