@@ -21,6 +21,9 @@ struct CommonOptions {
   bool progress = true;                      // a progress line on stderr (rank 0)
   bool keep_files = false;
   bool posix_sync = true;                    // the POSIX baseline ends with fsync (durable, like a synced engine)
+  // Seconds of "compute" (a sleep, as hdf5-iotest's delay) after each time
+  // step's writes, during which an async engine moves them (docs/async.md).
+  double compute = 0;
 };
 
 // hdf5-iotest: the ini format and the eight nested loops of HDF5's hdf5-iotest.

@@ -134,11 +134,18 @@ std::string base_engine(const std::string& engine) {
 
 std::string engine_label(const std::string& engine) {
   if (engine.empty() || engine.front() != '{') return engine.empty() ? "hdf5" : engine;
-  // The base engine and its knobs, e.g. log{"aggregators":"all"}: distinct configurations stay apart.
+  // The wrappers, the base engine and its knobs, e.g. async+log{"aggregators":"all"}:
+  // distinct configurations stay apart.
   auto cfg = nlohmann::json::parse(engine);
   std::string base = cfg.value("engine", "hdf5");
-  std::string knobs = cfg.contains(base) ? cfg[base].dump() : "";
-  return base + knobs;
+  std::string label;
+  if (cfg.contains("wrappers") && cfg["wrappers"].is_array())
+    for (const auto& w : cfg["wrappers"]) {
+      if (!w.is_string()) continue;
+      const std::string name = w.get<std::string>();
+      label += name + (cfg.contains(name) ? cfg[name].dump() : "") + "+";
+    }
+  return label + base + (cfg.contains(base) ? cfg[base].dump() : "");
 }
 
 std::string csv_field(const std::string& s) {

@@ -3,6 +3,7 @@
 // same timers and CSV columns (plus `engine`), and every case beside plain
 // POSIX pwrite/pread of the same bytes. docs/benchmarks.md.
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <set>
+#include <thread>
 
 #include "bench.hpp"
 #include "bench_iotest_io.hpp"
@@ -167,6 +169,8 @@ struct Times {
   // fills its buffer once, outside the timing (its VERIFY_DATA build, which
   // fills per tile, warns that the timings are distorted).
   double fill = 0, check = 0;
+  // The compute phases between steps (--compute), taken out of the write phase too.
+  double compute = 0;
 };
 
 struct TilePlace {
@@ -305,7 +309,12 @@ int run_iotest(const IotestOptions& o) {
           {
             io->create(path);
             std::set<std::string> made;
-            for (uint64_t s = 0; s < c.steps; ++s)
+            for (uint64_t s = 0; s < c.steps; ++s) {
+              if (s > 0 && o.compute > 0) {  // between steps, as hdf5-iotest's delay
+                const double z0 = MPI_Wtime();
+                std::this_thread::sleep_for(std::chrono::duration<double>(o.compute));
+                t.compute += MPI_Wtime() - z0;
+              }
               for (uint64_t a = 0; a < c.arrays; ++a) {
                 TilePlace l = place_of(c, k, s, a, R, C, tr, tc, r0, c0);
                 if (made.insert(l.path).second) {
@@ -323,11 +332,12 @@ int run_iotest(const IotestOptions& o) {
                 io->write(l.path, l.start, count, wbuf.data());
                 t.write += MPI_Wtime() - w0;
               }
+            }
             double w0 = MPI_Wtime();
             io->close();  // deferred writes move here
             t.write += MPI_Wtime() - w0;
           }
-          t.write_phase = MPI_Wtime() - p0 - t.fill;
+          t.write_phase = MPI_Wtime() - p0 - t.fill - t.compute;  // the time blocked in I/O
           // ---- read phase ----
           p0 = MPI_Wtime();
           {

@@ -4,10 +4,43 @@
 #include <functional>
 #include <h5loom/h5loom.hpp>
 #include <string>
+#include <vector>
 
 #include "bench.hpp"
 
 namespace h5loom::bench {
+
+// The time steps of a kernel's write phase, and how long the program was
+// blocked in I/O in each: everything but the compute phases (--compute).
+class StepClock {
+ public:
+  explicit StepClock(double compute) : compute_(compute) {}
+  void start();
+  // A time step's writes are made: a flush point that returns at once
+  // (File::flush_async: an async engine completes it in the next collective
+  // call), then the compute phase.
+  void end_step(File& f);
+  // After the file's close: the time since the last compute phase is the last step's.
+  void finish();
+  // Runs the kernel's own work (making the values to write): not I/O, so not blocked time.
+  template <class Fn>
+  void untimed(Fn&& fn) {
+    const double t0 = MPI_Wtime();
+    fn();
+    const double t = MPI_Wtime() - t0;
+    mark_ += t, excluded_ += t;
+  }
+  // Seconds blocked in each step (this rank).
+  const std::vector<double>& blocked() const { return blocked_; }
+  // Seconds of the write phase that were not I/O: compute phases and untimed work.
+  double not_io() const { return compute_ * double(phases_) + excluded_; }
+
+ private:
+  double compute_;
+  double mark_ = 0, excluded_ = 0;
+  uint64_t phases_ = 0;
+  std::vector<double> blocked_;
+};
 
 struct KernelSpec {
   std::string name, description;
@@ -15,7 +48,7 @@ struct KernelSpec {
   uint64_t posix_piece = 1 << 20;           // the baseline's write size
   bool posix_interleaved = false;           // the baseline's pieces interleave across ranks
   std::string posix_description;
-  std::function<void(File&)> write;         // between create and close (both timed)
+  std::function<void(File&, StepClock&)> write;  // between create and close (both timed)
   std::function<uint64_t(File&)> read;      // between open and close; returns this rank's wrong values
 };
 

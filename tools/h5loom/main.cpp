@@ -416,6 +416,11 @@ int main(int argc, char** argv) {
     b->add_flag("!--no-posix-sync", common.posix_sync,
                 "the POSIX baseline does not fsync (compare with engines that do not sync either)");
   }
+  for (auto* b : {iotest, vpic, amrex})
+    b->add_option("--compute", common.compute,
+                  "seconds of compute (a sleep) after each time step's writes, for async engines to overlap; "
+                  "the report shows the time blocked in I/O beside it (default 0)")
+        ->check(CLI::NonNegativeNumber);
 
   // MPI first, so that every rank can agree on the arguments: under mpirun
   // (MPMD) ranks may get different ones, and a rank that returned here alone

@@ -2,33 +2,40 @@
 // background thread (the mover, mover.hpp) while the program computes.
 //
 //   put()    copies the program's buffer if it is valid only during the call
-//            (an owned one is kept; one borrowed until the flush is read when
-//            that flush completes, as the engine contract lets every engine),
-//            and queues the inner put() for the mover.
-//   flush()  queues the inner prepare_flush() - the flush's local part: the
-//            bytes moved and synced - and returns a request at once. Its
-//            collective part (the inner flush) runs on the program's thread,
-//            in program order: at the request's wait(), or first thing in the
-//            next collective call on the file, whichever comes first - the
-//            same point on every rank, since every rank makes the same calls.
-//            So one flush at most is pending; writes put while it is pending
-//            are held back until it completes (they belong after it: a later
-//            write of another rank to the same elements must win).
-//   others   wait for the mover to finish what is queued, complete the
-//            pending flush, then call the inner engine: the inner engine
-//            never sees two calls at once, and sees them in program order.
+//            (an owned one is kept; one lent until the flush is read when that
+//            flush completes, as the engine contract lets every engine) and
+//            stages the inner put(). Staged writes go to the mover as one batch
+//            at the next flush, or as soon as `batch_bytes` are staged - so a
+//            time step's writes do not contend with the step's other calls,
+//            and move during the computation that follows it.
+//   flush()  hands the batch and the inner prepare_flush() - the flush's
+//            local part: bytes moved and synced - to the mover and returns a
+//            request at once. Its collective part (the inner flush) runs on the
+//            program's thread, in program order: at the request's wait(), or
+//            first thing in the next collective call on the file, whichever
+//            comes first - the same point on every rank, since every rank
+//            makes the same calls. So one flush at most is pending; writes put
+//            meanwhile stay staged until it completes (they belong after it: a
+//            later write of another rank to the same elements must win).
+//   others   wait until the mover is done with the file and complete the
+//            pending flush, then call the inner engine, which so never sees
+//            two calls at once. Calls that cannot depend on the staged writes
+//            (creating objects, attributes, listing) leave them staged; the
+//            rest (reads, flushes, close, extend, unlink, move, ...) send them
+//            first, so the inner engine sees every call in program order.
 //
-// Errors of a queued put are raised, on every rank, when the next flush
+// Errors of a queued write are raised, on every rank, when the next flush
 // completes (at its wait, or in the call that completes it). docs/async.md.
 #include <mpi.h>
 
-#include <functional>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/mpi_util.hpp"
 #include "engine/registry.hpp"
+#include "engines/async/copy_pool.hpp"
 #include "engines/async/mover.hpp"
 #include "h5loom/forwarding_engine.hpp"
 #include "profile/profiler.hpp"
@@ -50,21 +57,23 @@ struct FlushTicket {
   mpi::CaughtError error;  // the same on every rank once done
 };
 
-// A queued engine call, not yet given to the mover.
-struct Task {
-  std::function<void()> run;
-  uint64_t bytes;  // memory it holds until it has run
+struct Settings {
+  uint64_t max_queued_bytes = uint64_t(512) << 20;
+  uint64_t batch_bytes = uint64_t(64) << 20;
 };
 
 struct AsyncFile : engine::ForwardingEngine::WrappedFile {
   int rank = 0;
   bool attached = false;  // uses the mover
+  // Writes not yet given to the mover, in program order (the program's thread only).
+  std::vector<Task> staged;
+  uint64_t staged_bytes = 0;
+  // Tasks of this file the mover has not finished (guarded by the mover's lock).
+  int in_flight = 0;
   // The flush whose collective part has not run yet (the program's thread only).
   std::shared_ptr<FlushTicket> pending;
-  // Writes put while it is pending, for the mover once it completes.
-  std::vector<Task> held_back;
   // This rank's first error in a queued task: written by the mover, read by
-  // the program's thread after drain() (whose lock orders the two).
+  // the program's thread after Mover::wait (whose lock orders the two).
   mpi::CaughtError queued_error;
   // For describe(): writes queued, and the time the program waited for the mover.
   uint64_t puts = 0;
@@ -72,18 +81,34 @@ struct AsyncFile : engine::ForwardingEngine::WrappedFile {
 
   ~AsyncFile() override {
     // Closed or not (a program leaving on an error), the mover must be done
-    // with the inner handle before it goes.
+    // with the inner handle before it goes. Staged writes of a file never
+    // closed are dropped with it.
     if (attached) {
-      Mover::instance().drain();
+      Mover::instance().wait(in_flight);
       Mover::instance().detach();
     }
   }
 };
 
+// Calls that neither read nor move what a staged write touches: they may run
+// before the staged writes reach the inner engine.
+bool leaves_writes_staged(const char* op) {
+  static const char* const ops[] = {"create_group",     "create_dataset",     "dataset_info",
+                                    "kind",             "list",               "list_in_creation_order",
+                                    "creation_order",   "next_creation_order", "has_attribute",
+                                    "read_attribute",   "write_attribute",    "list_attributes",
+                                    "list_attributes_in_creation_order",      "object_token",
+                                    "object_path",      "soft_link",          "external_link",
+                                    "user_defined_link", "link_count",        "named_datatype",
+                                    "commit_datatype",  "describe",           "userblock"};
+  for (const char* o : ops)
+    if (std::strcmp(o, op) == 0) return true;
+  return false;
+}
+
 class AsyncEngine final : public engine::ForwardingEngine {
  public:
-  AsyncEngine(std::unique_ptr<Engine> inner, uint64_t max_queued_bytes)
-      : ForwardingEngine(std::move(inner)), max_queued_bytes_(max_queued_bytes) {}
+  AsyncEngine(std::unique_ptr<Engine> inner, Settings s) : ForwardingEngine(std::move(inner)), settings_(s) {}
 
   std::string wrapper_name() const override { return "async"; }
 
@@ -101,31 +126,42 @@ class AsyncEngine final : public engine::ForwardingEngine {
     auto& f = cast(fh);
     // A buffer valid only during this call is copied now: the program may
     // reuse or free it as soon as put() returns.
-    if (w.buffer.lifetime() == engine::Lifetime::DuringCall) w = w.kept();
+    if (w.buffer.lifetime() == engine::Lifetime::DuringCall) {
+      if (w.bytes() >= CopyPool::kSmallest) {
+        auto copy = CopyPool::instance().copy(w.data(), w.bytes());
+        w.buffer = engine::WriteBuffer::owned(copy, copy.get());
+      } else {
+        w = w.kept();
+      }
+    }
     const uint64_t held = w.buffer.lifetime() == engine::Lifetime::Owned ? w.bytes() : 0;
     Engine* inner = &this->inner();
     FileHandle* inner_file = f.inner.get();
     ++f.puts;
-    Task task{[&f, inner, inner_file, w = std::move(w)]() mutable {
-                const std::string dataset = w.dataset;
-                run_queued(f, "write to dataset '" + dataset + "'", [&] { inner->put(*inner_file, std::move(w)); });
-              },
-              held};
-    if (f.pending) return f.held_back.push_back(std::move(task));  // after the pending flush
-    submit(f, std::move(task));
+    f.staged.push_back(Task{[&f, inner, inner_file, w = std::move(w)]() mutable {
+                              const std::string dataset = w.dataset;
+                              run_queued(f, "write to dataset '" + dataset + "'",
+                                         [&] { inner->put(*inner_file, std::move(w)); });
+                            },
+                            held});
+    f.staged_bytes += held;
+    // Enough for a batch of its own; not while a flush is pending (these
+    // writes come after it, and only a collective call can complete it).
+    if (f.staged_bytes >= settings_.batch_bytes && !f.pending) send_staged(f);
   }
 
   RequestPtr flush(FileHandle& fh, FlushLevel level) override {
     auto& f = cast(fh);
     // The one before, if any (a flush is a collective call); not the writes
-    // queued since, which the flush below prepares on the mover.
+    // staged since, which the flush below prepares on the mover.
     if (auto t = complete_pending(f); t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
     Engine* inner = &this->inner();
     FileHandle* inner_file = f.inner.get();
-    submit(f, Task{[&f, inner, inner_file, level] {
-                     run_queued(f, "preparing a flush", [&] { inner->prepare_flush(*inner_file, level); });
-                   },
-                   0});
+    f.staged.push_back(Task{[&f, inner, inner_file, level] {
+                              run_queued(f, "preparing a flush", [&] { inner->prepare_flush(*inner_file, level); });
+                            },
+                            0});
+    send_staged(f);
     f.pending = std::make_shared<FlushTicket>();
     f.pending->level = level;
     return std::make_unique<FlushRequest>(*this, f, f.pending);
@@ -136,12 +172,12 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
   void close(FileHandle& fh) override {
     auto& f = cast(fh);
-    // Everything queued moves and every pending flush completes; then a last
+    // Everything staged moves and the pending flush completes; then a last
     // agreement on this rank's queued errors, since close() is a flush too.
     // The inner file is closed whatever happened.
     mpi::CaughtError failed;
     failed.run([&] {
-      settle(f);
+      settle(f, /*all_writes=*/true);
       share_queued_error(f);
     });
     mpi::CaughtError closing;
@@ -157,9 +193,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
   engine::Properties describe(FileHandle& fh) override {
     auto& f = cast(fh);
     engine::Properties p = ForwardingEngine::describe(fh);
-    p.emplace_back("async writes queued", std::to_string(f.puts));
-    p.emplace_back("async wait (s)", std::to_string(double(f.blocked_ns) * 1e-9));
-    p.emplace_back("async max_queued_bytes", std::to_string(max_queued_bytes_));
+    p.emplace_back("async", "writes queued " + std::to_string(f.puts) + ", program waited " +
+                                std::to_string(double(f.blocked_ns) * 1e-9) + " s; batch_bytes " +
+                                std::to_string(settings_.batch_bytes) + ", max_queued_bytes " +
+                                std::to_string(settings_.max_queued_bytes));
     return p;
   }
 
@@ -171,13 +208,14 @@ class AsyncEngine final : public engine::ForwardingEngine {
     if (!call.collective) {
       // A call one rank makes alone cannot complete a flush (its collective
       // part needs every rank), and must not read around one.
-      wait_for_mover(f);
       if (f.pending)
         throw UsageError(std::string(call.op) + " of '" + call.object + "' in file '" + f.location +
                          "' while a flush of the file is pending: wait for the flush first");
+      send_staged(f);
+      wait_for_mover(f);
       return run();
     }
-    settle(f);
+    settle(f, !leaves_writes_staged(call.op));
     run();
   }
 
@@ -227,8 +265,17 @@ class AsyncEngine final : public engine::ForwardingEngine {
                         "MPI_THREAD_FUNNELED: only that thread may make h5loom's collective calls");
   }
 
+  // The staged tasks go to the mover (the program waits first if the mover
+  // holds too much memory already).
+  void send_staged(AsyncFile& f) {
+    if (f.staged.empty()) return;
+    f.staged_bytes = 0;
+    if (const int64_t waited = Mover::instance().submit(f.staged, f.in_flight, settings_.max_queued_bytes))
+      note_blocked(f, "async_backpressure", waited);
+  }
+
   void wait_for_mover(AsyncFile& f) {
-    if (const int64_t waited = Mover::instance().drain()) note_blocked(f, "async_wait", waited);
+    if (const int64_t waited = Mover::instance().wait(f.in_flight)) note_blocked(f, "async_wait", waited);
   }
 
   static void note_blocked(AsyncFile& f, const char* what, int64_t ns) {
@@ -239,22 +286,19 @@ class AsyncEngine final : public engine::ForwardingEngine {
     }
   }
 
-  void submit(AsyncFile& f, Task task) {
-    if (const int64_t waited = Mover::instance().submit(std::move(task.run), task.bytes, max_queued_bytes_))
-      note_blocked(f, "async_backpressure", waited);
-  }
-
-  // Collective: what is queued moves, and the pending flush completes. An
-  // error it raised is raised here too, on every rank (as well as at its wait).
-  void settle(AsyncFile& f) {
+  // Collective, before a call on the file: the pending flush completes and
+  // the mover finishes with the file; with `all_writes` the staged writes go
+  // first. An error of the flush is raised here too, on every rank (as well
+  // as at its wait).
+  void settle(AsyncFile& f, bool all_writes) {
     std::shared_ptr<FlushTicket> t = complete_pending(f);
-    wait_for_mover(f);  // and the writes it held back
+    if (all_writes) send_staged(f);
+    wait_for_mover(f);
     if (t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
   }
 
   // Collective: the collective part of the pending flush, if there is one,
-  // after the mover has run everything before it; then the writes held back
-  // behind it go to the mover. Returns the flush completed.
+  // once the mover has run everything before it. Returns the flush completed.
   std::shared_ptr<FlushTicket> complete_pending(AsyncFile& f) {
     std::shared_ptr<FlushTicket> t = std::move(f.pending);
     f.pending.reset();
@@ -265,9 +309,6 @@ class AsyncEngine final : public engine::ForwardingEngine {
       engine::wait(inner().flush(*f.inner, t->level));
     });
     t->done = true;
-    std::vector<Task> held = std::move(f.held_back);
-    f.held_back.clear();
-    for (Task& task : held) submit(f, std::move(task));
     return t;
   }
 
@@ -278,7 +319,7 @@ class AsyncEngine final : public engine::ForwardingEngine {
     mpi::share_first_error(f.comm, f.rank, e);
   }
 
-  uint64_t max_queued_bytes_;
+  Settings settings_;
 };
 
 }  // namespace
@@ -286,8 +327,11 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
 namespace h5loom::engine {
 std::unique_ptr<Engine> make_async_wrapper(Knobs& knobs, std::unique_ptr<Engine> inner) {
-  const uint64_t limit = knobs.get<uint64_t>("max_queued_bytes", uint64_t(512) << 20);
-  if (limit == 0) knobs.bad_value("max_queued_bytes", "must be at least 1 byte");
-  return std::make_unique<async::AsyncEngine>(std::move(inner), limit);
+  async::Settings s;
+  s.max_queued_bytes = knobs.get<uint64_t>("max_queued_bytes", s.max_queued_bytes);
+  if (s.max_queued_bytes == 0) knobs.bad_value("max_queued_bytes", "must be at least 1 byte");
+  s.batch_bytes = knobs.get<uint64_t>("batch_bytes", s.batch_bytes);
+  if (s.batch_bytes == 0) knobs.bad_value("batch_bytes", "must be at least 1 byte");
+  return std::make_unique<async::AsyncEngine>(std::move(inner), s);
 }
 }  // namespace h5loom::engine

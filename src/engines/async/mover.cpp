@@ -1,5 +1,7 @@
 #include "engines/async/mover.hpp"
 
+#include "engines/async/copy_pool.hpp"
+
 #include <chrono>
 
 namespace h5loom::async {
@@ -19,7 +21,6 @@ Mover& Mover::instance() {
 void Mover::attach() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (users_++ == 0) {
-    if (thread_.joinable()) thread_.join();  // a thread told to stop by the last detach
     stop_ = false;
     thread_ = std::thread([this] { loop(); });
   }
@@ -28,16 +29,19 @@ void Mover::attach() {
 void Mover::detach() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (--users_ > 0) return;
-  // The last file is closed: its tasks ran (close drains), so the thread is
-  // idle; it ends after whatever is still queued.
+  // The last file is closed (its tasks have run): the thread ends after
+  // whatever is still queued.
   stop_ = true;
   work_.notify_all();
   std::thread t = std::move(thread_);
   lock.unlock();
   if (t.joinable()) t.join();
+  CopyPool::instance().trim();  // no file needs the copies' memory any more
 }
 
-int64_t Mover::submit(std::function<void()> task, uint64_t bytes, uint64_t limit) {
+int64_t Mover::submit(std::vector<Task>& tasks, int& in_flight, uint64_t limit) {
+  uint64_t bytes = 0;
+  for (const Task& t : tasks) bytes += t.bytes;
   std::unique_lock<std::mutex> lock(mutex_);
   int64_t waited = 0;
   if (queued_bytes_ > 0 && queued_bytes_ + bytes > limit) {
@@ -45,23 +49,20 @@ int64_t Mover::submit(std::function<void()> task, uint64_t bytes, uint64_t limit
     done_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + bytes <= limit; });
     waited = now_ns() - t0;
   }
-  queue_.push_back(Task{std::move(task), bytes});
+  for (Task& t : tasks) queue_.push_back(Queued{std::move(t), &in_flight});
+  in_flight += int(tasks.size());
   queued_bytes_ += bytes;
+  tasks.clear();
   work_.notify_one();
   return waited;
 }
 
-int64_t Mover::drain() {
+int64_t Mover::wait(const int& in_flight) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (queue_.empty() && !running_task_) return 0;
+  if (in_flight == 0) return 0;
   const int64_t t0 = now_ns();
-  done_.wait(lock, [&] { return queue_.empty() && !running_task_; });
+  done_.wait(lock, [&] { return in_flight == 0; });
   return now_ns() - t0;
-}
-
-uint64_t Mover::queued_bytes() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return queued_bytes_;
 }
 
 void Mover::loop() {
@@ -69,15 +70,14 @@ void Mover::loop() {
   for (;;) {
     work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopped, nothing left
-    Task task = std::move(queue_.front());
+    Queued q = std::move(queue_.front());
     queue_.pop_front();
-    running_task_ = true;
     lock.unlock();
-    task.run();
-    task.run = nullptr;  // what the task holds (a copy of a write) goes before it counts as done
+    q.task.run();
+    q.task.run = nullptr;  // what the task holds (a copy of a write) goes before it counts as done
     lock.lock();
-    running_task_ = false;
-    queued_bytes_ -= task.bytes;
+    queued_bytes_ -= q.task.bytes;
+    --*q.in_flight;
     done_.notify_all();
   }
 }

@@ -11,8 +11,15 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace h5loom::async {
+
+// One queued engine call.
+struct Task {
+  std::function<void()> run;  // must not throw: the wrapper keeps errors for the next flush
+  uint64_t bytes = 0;         // memory it holds until it has run (a copy of a write)
+};
 
 class Mover {
  public:
@@ -24,29 +31,26 @@ class Mover {
   void attach();
   void detach();
 
-  // Queues `task`, which holds `bytes` of memory until it has run (the copies
-  // of the program's writes). If other queued tasks hold memory and `bytes`
-  // more would pass `limit`, waits until they have run far enough first
-  // (back-pressure). Returns the nanoseconds the caller waited. `task` must
-  // not throw (the wrapper's tasks keep their errors for the next flush).
-  int64_t submit(std::function<void()> task, uint64_t bytes, uint64_t limit);
-  // Waits until every task submitted so far has run. Returns the nanoseconds waited.
-  int64_t drain();
-  // Bytes held by tasks that have not run yet.
-  uint64_t queued_bytes();
+  // Queues `tasks`, in order, as work of the file whose counter is
+  // `in_flight` (incremented now, decremented as each task ends). If tasks
+  // queued earlier hold memory and these would pass `limit` bytes, waits
+  // until the mover has run far enough first (back-pressure). Returns the
+  // nanoseconds the caller waited.
+  int64_t submit(std::vector<Task>& tasks, int& in_flight, uint64_t limit);
+  // Waits until every task counted by `in_flight` has run. Returns the nanoseconds waited.
+  int64_t wait(const int& in_flight);
 
  private:
-  struct Task {
-    std::function<void()> run;
-    uint64_t bytes;
+  struct Queued {
+    Task task;
+    int* in_flight;
   };
   void loop();
 
   std::mutex mutex_;
   std::condition_variable work_;  // the thread waits for tasks (or to stop)
   std::condition_variable done_;  // callers wait for tasks to finish
-  std::deque<Task> queue_;
-  bool running_task_ = false;
+  std::deque<Queued> queue_;
   bool stop_ = false;
   uint64_t queued_bytes_ = 0;
   int users_ = 0;
