@@ -9,7 +9,7 @@ MPIRUN  := mpirun --oversubscribe --allow-run-as-root
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps venv python build demo test bench bench-peers conformance-table clean distclean
-.PHONY: test-asan fuzz fuzz-ci sanitize-ci
+.PHONY: test-asan fuzz fuzz-ci sanitize-ci tsan-soak
 
 all: build
 
@@ -164,6 +164,24 @@ sanitize-ci: deps
 	rm -rf $(FUZZ_BUILD)/conformance
 	$(ASAN_ENV) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R '^unit$$'
 	$(ASAN_ENV) ctest --test-dir $(FUZZ_BUILD) --output-on-failure --timeout 900 -j $(JOBS) -R '$(ASAN_TESTS)|^fuzz-pass$$'
+
+# tsan-soak: the async wrapper's randomised soak test (tests/tools/async_soak.cpp)
+# under ThreadSanitizer (GCC), TSAN_ITERATIONS iterations at 1, 2 and 4 ranks,
+# each under a timeout; a race report or a hang fails it (docs/async.md). Not
+# part of `make test`: a third instrumented build would not fit CI's time; the
+# same soak runs there uninstrumented (ctest async-soak-np*).
+TSAN_BUILD      ?= build-tsan
+TSAN_ITERATIONS ?= 300
+tsan-soak: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_SANITIZE=thread \
+	  -DH5LOOM_BUILD_EXAMPLES=OFF $(HDF5_CMAKE)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target async_soak
+	@mkdir -p $(TSAN_BUILD)/soak-files
+	for np in 1 2 4; do \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/tools/tsan.supp)" \
+	    timeout 1200 $(MPIRUN) -n $$np $(TSAN_BUILD)/tests/async_soak $(TSAN_ITERATIONS) $$np $(TSAN_BUILD)/soak-files \
+	    || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -126,6 +126,24 @@ loom_status loom_file_flush(loom_file* f); /* durable: the writes survive a cras
 loom_status loom_file_flush_visible(loom_file* f);
 /* Closes (collectively) and frees the handle, even if the close reports an error. */
 loom_status loom_file_close(loom_file* f);
+
+/* ---- flushes that complete later (docs/async.md) ---- */
+typedef struct loom_request_s loom_request;
+/* A flush point that returns at once (durable != 0: durable, else visible only);
+ * *out completes when every write made before it has. With the async wrapper
+ * (engine "async+log") the flush completes at loom_wait or at the next collective
+ * call on the file; with other engines it is complete on return. Deferred
+ * buffers (LOOM_WRITE_DEFERRED) stay in use until it completes. */
+loom_status loom_file_flush_async(loom_file* f, int durable, loom_request** out);
+/* Local, never blocks: *done = 1 once the request has completed, else 0. */
+loom_status loom_test(loom_request* r, int* done);
+/* Waits for the request and frees it, even on error. Collective for a flush
+ * (every rank waits, in the order of its other collective calls); an error is
+ * returned on every rank. NULL: LOOM_OK. */
+loom_status loom_wait(loom_request* r);
+/* Frees a request without waiting: the flush still completes, at the next
+ * collective call on the file, which returns its error if it failed. */
+void loom_request_free(loom_request* r);
 loom_status loom_file_rank(loom_file* f, int* rank, int* size);
 loom_status loom_file_engine(loom_file* f, char* buf, size_t bufsize, size_t* needed);
 loom_status loom_file_root(loom_file* f, loom_group** out);

@@ -45,9 +45,9 @@ from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = [
-    "File", "Group", "Dataset", "Datatype", "AttributeManager", "Selection", "engines", "engine_groups", "string_dtype",
-    "vlen_dtype", "enum_dtype", "opaque_dtype", "ref_dtype", "Empty", "Reference", "SoftLink", "ExternalLink",
-    "Series", "Step", "Particles", "ParticleArray", "Field",
+    "File", "Group", "Dataset", "Datatype", "AttributeManager", "Selection", "Request", "engines", "engine_groups",
+    "string_dtype", "vlen_dtype", "enum_dtype", "opaque_dtype", "ref_dtype", "Empty", "Reference", "SoftLink",
+    "ExternalLink", "Series", "Step", "Particles", "ParticleArray", "Field",
     *_ERROR_NAMES,
 ]
 
@@ -675,6 +675,33 @@ class Dataset(_Node):
         return f"<h5loom.Dataset '{self.path}' shape {self.shape} {self.dtype}>"
 
 
+class Request:
+    """A flush that completes later (``File.flush_async``).
+
+    ``done()`` asks without blocking; ``wait()`` is collective (every rank
+    waits, in the order of its other collective calls) and raises the flush's
+    error on every rank. As a context manager it waits when the block ends.
+    Dropping it does not cancel the flush: the next collective call on the
+    file completes it and raises its error.
+    """
+
+    def __init__(self, request: Any) -> None:
+        self._request = request
+
+    def done(self) -> bool:
+        return self._request.test()
+
+    def wait(self) -> None:
+        self._request.wait()
+
+    def __enter__(self) -> "Request":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.wait()
+
+
 class File(Group):
     """An h5loom file, shared by the ranks of ``comm`` (default: all of MPI_COMM_WORLD).
 
@@ -756,6 +783,17 @@ class File(Group):
         visible to later reads, which is cheaper for engines that sync.
         """
         self._obj.flush(durable)
+
+    def flush_async(self, durable: bool = True) -> "Request":
+        """Collective flush point that returns at once (docs/async.md).
+
+        With the ``async`` wrapper (``engine="async+log"``) the data moves on a
+        background thread while the program goes on, and the flush completes at
+        ``wait()`` or at the next collective call on the file; with other
+        engines it is complete on return. Arrays written with ``copy=False``
+        must stay unchanged until it completes.
+        """
+        return Request(self._obj.flush_async(durable))
 
     def close(self) -> None:
         """Collective: flush and close. Closing twice is harmless."""

@@ -171,7 +171,8 @@ const char* const kCollective[] = {
     "loom_group_create_dataset_typed", "loom_dataset_read_typed", "loom_group_remove", "loom_group_move",
     "loom_group_create_soft_link", "loom_group_reference", "loom_group_dereference", "loom_dataset_read_strings",
     "loom_attr_write_ref", "loom_attr_write_refs", "loom_attr_write_typed", "loom_dataset_resize",
-    "loom_group_create_hard_link", "loom_file_copy_object", "loom_group_create_external_link"};
+    "loom_group_create_hard_link", "loom_file_copy_object", "loom_group_create_external_link",
+    "loom_file_flush_async"};
 constexpr int kCollectiveCount = sizeof kCollective / sizeof kCollective[0];
 
 int collective_id(const char* function) {

@@ -116,6 +116,34 @@ loom_status loom_file_flush_visible(loom_file* f) {
                     [&] { f->file.flush(h5loom::FlushLevel::Visible); });
 }
 
+loom_status loom_file_flush_async(loom_file* f, int durable, loom_request** out) {
+  if (out) *out = nullptr;
+  return collective(__func__, comm_of(f), [&] { need(f, "f", "file"), need(out, "out", "request pointer"); },
+                    [&] {
+                      auto r = std::make_unique<loom_request_s>();
+                      r->request = f->file.flush_async(durable ? h5loom::FlushLevel::Durable
+                                                               : h5loom::FlushLevel::Visible);
+                      r->agree = f->agree;
+                      *out = r.release();
+                    });
+}
+
+loom_status loom_test(loom_request* r, int* done) {
+  return guarded(__func__, [&] {
+    need(r, "r", "request"), need(done, "done", "result pointer");
+    *done = r->request.test() ? 1 : 0;
+  });
+}
+
+loom_status loom_wait(loom_request* r) {
+  if (!r) return succeed();
+  std::unique_ptr<loom_request_s> owned(r);  // freed whatever the wait does
+  // Collective like the flush it waits for; its error is already the same on every rank.
+  return guarded(__func__, [&] { owned->request.wait(); });
+}
+
+void loom_request_free(loom_request* r) { delete r; }
+
 loom_status loom_file_close(loom_file* f) {
   return collective(__func__, comm_of(f), [&] { need(f, "f", "file"); },
                     [&] {

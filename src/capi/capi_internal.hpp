@@ -44,6 +44,11 @@ struct loom_file_s {
   h5loom::capi::SharedComm agree;
 };
 
+struct loom_request_s {
+  h5loom::Request request;
+  h5loom::capi::SharedComm agree;  // the file's: a flush's wait is collective
+};
+
 struct loom_object_s {
   std::optional<h5loom::Group> group;
   std::optional<h5loom::Dataset> dataset;

@@ -588,12 +588,20 @@ NB_MODULE(_core, m) {
       .def("reference", [](const Group& g, const std::string& path) { return g.reference(path).token; })
       .def("dereference", [](const Group& g, uint64_t token) { return g.dereference(ObjectRef{token}); });
 
+  // A flush that completes later (File::flush_async): test() is local, wait() collective.
+  nb::class_<Request>(m, "Request")
+      .def("test", &Request::test)
+      .def("wait", &Request::wait);
+
   nb::class_<File, Group>(m, "File")
       .def_static("open", [](const std::string& name, int mode, std::optional<long long> comm_f,
                              const std::string& engine) {
         return File::open(name, static_cast<Mode>(mode), options(comm_f, engine));
       })
       .def("flush", [](File& f, bool durable) { f.flush(durable ? FlushLevel::Durable : FlushLevel::Visible); },
+           nb::arg("durable") = true)
+      .def("flush_async",
+           [](File& f, bool durable) { return f.flush_async(durable ? FlushLevel::Durable : FlushLevel::Visible); },
            nb::arg("durable") = true)
       .def("close", &File::close)
       .def("close_on_error", &File::close_on_error, nb::arg("error") = "")

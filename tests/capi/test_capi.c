@@ -247,10 +247,52 @@ static void test_attribute_edit(const char* path, const char* engine) {
   OK(loom_file_close(f));
 }
 
+/* loom_file_flush_async + loom_test/loom_wait: with the async wrapper the
+ * flush completes at the wait; the deferred (lent) buffer is read by then and
+ * a copied one may be overwritten at once. */
+static void test_flush_async(const char* path, const char* engine) {
+  loom_file* f = NULL;
+  loom_group* root = NULL;
+  loom_dataset* x = NULL;
+  loom_request* r = NULL;
+  uint64_t shape[1], start[1], count[1] = {4};
+  double lent[4], copied[4], back[64];
+  int i, done = -1;
+  loom_selection sel;
+  shape[0] = 8 * (uint64_t)nranks_;
+  OK(loom_file_create(path, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_create_dataset(root, "x", LOOM_FLOAT64, 1, shape, NULL, NULL, &x));
+  for (i = 0; i < 4; ++i) lent[i] = rank_ * 8 + i, copied[i] = rank_ * 8 + 4 + i;
+  start[0] = 8 * (uint64_t)rank_;
+  sel = loom_select_box(1, start, count);
+  OK(loom_dataset_write(x, &sel, LOOM_FLOAT64, 4, lent, LOOM_WRITE_DEFERRED));
+  start[0] += 4;
+  sel = loom_select_box(1, start, count);
+  OK(loom_dataset_write(x, &sel, LOOM_FLOAT64, 4, copied, LOOM_WRITE_COPY));
+  for (i = 0; i < 4; ++i) copied[i] = -1; /* a copied buffer is free at once */
+  OK(loom_file_flush_async(f, 1, &r));
+  OK(loom_test(r, &done));
+  CHECK(done == 0 || done == 1);
+  OK(loom_wait(r)); /* frees r */
+  for (i = 0; i < 4; ++i) lent[i] = -1; /* the flush has completed: no longer read */
+  sel = loom_select_all();
+  OK(loom_dataset_read(x, &sel, LOOM_FLOAT64, 8 * (size_t)nranks_, back));
+  for (i = 0; i < 8 * nranks_; ++i) CHECK(back[i] == i);
+  /* A request freed without waiting: the next collective call completes the flush. */
+  OK(loom_file_flush_async(f, 0, &r));
+  loom_request_free(r);
+  FAILS_WITH(loom_file_flush_async(f, 1, NULL), LOOM_ERR_USAGE, "out");
+  OK(loom_object_close(x));
+  OK(loom_object_close(root));
+  OK(loom_file_close(f));
+}
+
 int main(int argc, char** argv) {
   char dir[512], path[600];
-  int total_failures = 0;
-  MPI_Init(&argc, &argv);
+  int total_failures = 0, provided = 0;
+  /* FUNNELED: the async wrapper's background thread (test_flush_async). */
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks_);
   snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
@@ -264,6 +306,10 @@ int main(int argc, char** argv) {
   test_attribute_edit(path, "log");
   snprintf(path, sizeof path, "%s/capi-errors-np%d.h5", dir, nranks_);
   test_errors(path);
+  snprintf(path, sizeof path, "%s/capi-flush-async-log-np%d.h5", dir, nranks_);
+  test_flush_async(path, "async+log");
+  snprintf(path, sizeof path, "%s/capi-flush-async-hdf5-np%d.h5", dir, nranks_);
+  test_flush_async(path, "hdf5");
   MPI_Allreduce(&failures, &total_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("C API tests at %d rank(s): %d checks per rank, %d failed in all\n", nranks_, checks, total_failures);
   MPI_Finalize();

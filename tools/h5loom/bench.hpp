@@ -43,6 +43,7 @@ struct KernelOptions : CommonOptions {
   uint64_t walkers = 4000, walker_particles = 32, state_size = 1024;
   // vpic and hacc: particles per rank, time steps
   uint64_t particles = 1 << 19, steps = 2;
+  bool lend = false;  // vpic: lend the arrays (write(span)) instead of copying them (write_copy)
   // amrex: cells per side of the cubic domain, max_grid_size, components
   uint64_t cells = 128, max_grid_size = 32, components = 4;
   // e3sm: decomposition map (.dat) and variables per map
@@ -54,6 +55,14 @@ int run_vpic(const KernelOptions& o);
 int run_hacc(const KernelOptions& o);
 int run_amrex(const KernelOptions& o);
 int run_e3sm(const KernelOptions& o);
+
+// The cost of submitting one small write (bench_submit.cpp).
+struct SubmitOptions : CommonOptions {
+  uint64_t writes = 20000;  // per rank
+  uint64_t bytes = 256;     // per write
+  int repeat = 3;           // best of
+};
+int run_submit(const SubmitOptions& o);
 
 // ---- shared helpers (bench_common.cpp) ----
 

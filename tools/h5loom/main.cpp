@@ -386,6 +386,8 @@ int main(int argc, char** argv) {
   auto* vpic = bench->add_subcommand("vpic", "VPIC-IO: 8 particle arrays per step; BD-CATS-style full and partial reads");
   vpic->add_option("--particles", kopts.particles, "particles per rank (default 524288)")->check(kCount);
   vpic->add_option("--steps", kopts.steps, "time steps (default 2)")->check(kCount);
+  vpic->add_flag("--lend", kopts.lend,
+                 "lend the arrays to h5loom until each step's flush completes (write(span)) instead of copying them");
   auto* hacc = bench->add_subcommand("hacc", "HACC GenericIO: 9 variables, ±1 % counts, CRC-64 per variable and rank");
   hacc->add_option("--particles", kopts.particles, "particles per rank, about (default 524288)")
       ->check(kCount);
@@ -403,8 +405,13 @@ int main(int argc, char** argv) {
       ->check(kCount);
   for (auto* b : {qmcpack, vpic, hacc, amrex, e3sm})
     b->add_option("--repeat", kopts.repeat, "best of this many runs (default 3)")->check(kPositiveCount);
+  h5loom::bench::SubmitOptions submit_opts;
+  auto* submit = bench->add_subcommand("submit", "what one small write costs the program (write_copy alone)");
+  submit->add_option("--writes", submit_opts.writes, "writes per rank (default 20000)")->check(kPositiveCount);
+  submit->add_option("--bytes", submit_opts.bytes, "bytes per write (default 256)")->check(kPositiveCount);
+  submit->add_option("--repeat", submit_opts.repeat, "best of this many runs (default 3)")->check(kPositiveCount);
   h5loom::bench::CommonOptions common;
-  for (auto* b : {iotest, qmcpack, vpic, hacc, amrex, e3sm}) {
+  for (auto* b : {iotest, qmcpack, vpic, hacc, amrex, e3sm, submit}) {
     // One value per --engine: a stray word after it (an ini path without
     // --ini) is reported as unexpected instead of being taken for an engine.
     b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)")
@@ -480,6 +487,10 @@ int main(int argc, char** argv) {
       else if (*hacc) status = h5loom::bench::run_hacc(kopts);
       else if (*amrex) status = h5loom::bench::run_amrex(kopts);
       else if (*e3sm) status = h5loom::bench::run_e3sm(kopts);
+      else if (*submit) {
+        static_cast<h5loom::bench::CommonOptions&>(submit_opts) = common;
+        status = h5loom::bench::run_submit(submit_opts);
+      }
     }
   } catch (const h5loom::bench::AgreedError& e) {
     // Raised on every rank at the same point: nobody waits, rank 0 tells.
