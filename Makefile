@@ -123,7 +123,7 @@ crash-explore: build
 # reports have no stack a suppressions file could match. Leak detection is on
 # for the tests that start no MPI (unit) and off for those that do.
 ASAN_BUILD ?= build-asan
-ASAN_TESTS ?= ^(unit-mpi|conformance-.*|capi-.*|fuzz-seeds|fuzz-replay)$$
+ASAN_TESTS ?= ^(unit-mpi|conformance-.*|capi-.*|async-soak-.*|soak-dir|fuzz-seeds|fuzz-replay)$$
 ASAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:check_initialization_order=1:strict_init_order=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-asan: deps
@@ -174,7 +174,7 @@ TSAN_BUILD      ?= build-tsan
 TSAN_ITERATIONS ?= 300
 tsan-soak: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_SANITIZE=thread \
-	  -DH5LOOM_BUILD_EXAMPLES=OFF $(HDF5_CMAKE)
+	  $(HDF5_CMAKE)
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target async_soak
 	@mkdir -p $(TSAN_BUILD)/soak-files
 	for np in 1 2 4; do \

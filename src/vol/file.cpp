@@ -15,6 +15,7 @@
 
 #include "core/mpi_util.hpp"
 #include "h5loom/engine.hpp"
+#include "vol/request.hpp"
 #include "vol/vol.hpp"
 
 namespace h5loom::vol {
@@ -315,12 +316,13 @@ herr_t file_get(void* obj, H5VL_file_get_args_t* args, hid_t, void**) {
   });
 }
 
-herr_t file_specific(void* obj, H5VL_file_specific_args_t* args, hid_t, void**) {
+herr_t file_specific(void* obj, H5VL_file_specific_args_t* args, hid_t, void** req) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
     switch (args->op_type) {
       case H5VL_FILE_FLUSH: {
+        // H5Fflush_async (req set): an event-set request if the flush completes later.
         Object& o = as_object(obj);
-        if (o.file->intent & H5F_ACC_RDWR) o.h5().flush();
+        if (o.file->intent & H5F_ACC_RDWR) hand_over(o.h5().flush_async(), req);
         return herr_t(0);
       }
       case H5VL_FILE_REOPEN:

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "vol/native_route.hpp"
+#include "vol/request.hpp"
 #include "vol/route.hpp"
 #include "vol/vol.hpp"
 
@@ -132,7 +133,7 @@ const H5VL_class_t kClass = {
     routed::kLink,
     routed::kObject,
     {get_conn_cls, get_cap_flags, opt_query},
-    {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr},  // requests: every operation completes in its call
+    routed::kRequest,  // a flush through the async wrapper completes later (request.cpp); the rest in their call
     routed::kBlob,   // variable-length data and references of the native route
     routed::kToken,  // the engine route's compared as bytes
     optional,

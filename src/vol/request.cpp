@@ -1,0 +1,96 @@
+// HDF5's event sets (H5EScreate, H5Fflush_async, H5ESwait, H5ESget_err_info)
+// over h5loom's requests. The one operation that completes later is a file
+// flush through the async wrapper (docs/async.md): H5Fflush_async returns at
+// once and H5ESwait completes it - collectively, as every h5loom flush. Every
+// other operation completes in its call (an H5Dwrite_async's buffer is copied
+// or written before it returns), and HDF5 then keeps no request for it.
+#include "vol/request.hpp"
+
+#include <cstdlib>
+
+#include "vol/vol.hpp"
+
+namespace h5loom::vol {
+
+namespace {
+
+struct VolRequest {
+  Request request;
+  std::string error;  // the flush's error, once it failed
+};
+
+VolRequest& as_request(void* req) { return *static_cast<VolRequest*>(req); }
+
+// The wait is collective for a flush: every rank calls H5ESwait (or the
+// next collective call completes it). A finite timeout cannot end a wait
+// that needs every rank, so only 0 (a test) returns early.
+herr_t request_wait(void* req, uint64_t timeout, H5VL_request_status_t* status) {
+  VolRequest& r = as_request(req);
+  if (r.error.empty() && timeout == 0 && !r.request.test()) {
+    *status = H5VL_REQUEST_STATUS_IN_PROGRESS;
+    return 0;
+  }
+  if (r.error.empty()) {
+    try {
+      r.request.wait();
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+  }
+  *status = r.error.empty() ? H5VL_REQUEST_STATUS_SUCCEED : H5VL_REQUEST_STATUS_FAIL;
+  return 0;
+}
+
+herr_t request_notify(void*, H5VL_request_notify_t, void*) {
+  push_error(__func__, "the h5loom VOL connector's requests take no completion callbacks");
+  return -1;
+}
+
+// A flush cannot be taken back once every rank has asked for it.
+herr_t request_cancel(void*, H5VL_request_status_t* status) {
+  *status = H5VL_REQUEST_STATUS_CANT_CANCEL;
+  return 0;
+}
+
+herr_t request_specific(void* req, H5VL_request_specific_args_t* args) {
+  VolRequest& r = as_request(req);
+  switch (args->op_type) {
+    case H5VL_REQUEST_GET_ERR_STACK:
+      // A new stack each time it is asked for (H5ESget_err_info hands it to
+      // the application, which closes it).
+      push_error("H5Fflush_async", r.error);
+      args->args.get_err_stack.err_stack_id = H5Eget_current_stack();
+      return 0;
+    case H5VL_REQUEST_GET_EXEC_TIME:
+      args->args.get_exec_time.exec_ts = 0;  // not recorded
+      args->args.get_exec_time.exec_time = 0;
+      return 0;
+  }
+  return -1;
+}
+
+herr_t request_optional(void*, H5VL_optional_args_t*) {
+  push_error(__func__, "the h5loom VOL connector's requests have no optional operations");
+  return -1;
+}
+
+herr_t request_free(void* req) {
+  delete static_cast<VolRequest*>(req);
+  return 0;
+}
+
+}  // namespace
+
+void hand_over(Request request, void** req) {
+  if (!req) return request.wait();  // a synchronous call: complete it now
+  *req = nullptr;
+  if (request.test()) return request.wait();  // already complete: HDF5 keeps nothing
+  *req = new VolRequest{std::move(request), {}};
+}
+
+namespace routed {
+const H5VL_request_class_t kRequest = {request_wait,     request_notify,   request_cancel,
+                                       request_specific, request_optional, request_free};
+}  // namespace routed
+
+}  // namespace h5loom::vol
