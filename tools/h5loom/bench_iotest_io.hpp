@@ -35,6 +35,10 @@ class TileIO {
   virtual void read(const std::string& dataset, const Dims& start, const Dims& count, double* tile) = 0;
   // Closes the file (the writes land here for engines that defer them).
   virtual void close() = 0;
+  // A time step's writes are made, and a compute phase follows (--compute):
+  // a flush point that returns at once, so that an async engine moves them
+  // meanwhile (H5Fflush_async through HDF5's API).
+  virtual void end_step() = 0;
 };
 
 // Through h5loom's object model with engine configuration `engine` (the case's

@@ -123,6 +123,28 @@ def test_kernels_verify_on_every_engine(tmp_path, kernel, ranks):
     assert "w/POSIX" in out
 
 
+@pytest.mark.parametrize("kernel,args", [("vpic", ["--lend"]), ("vpic", []), ("amrex", [])])
+def test_a_compute_phase_is_left_out_of_the_blocked_time(tmp_path, kernel, args):
+    out = bench(2, kernel, *KERNELS[kernel], *args, "--repeat", "1", "--compute", "0.05", "--engine", "log",
+                "--engine", "async+log", "--dir", str(tmp_path), cwd=tmp_path)
+    rows = list(csv.DictReader(open(tmp_path / f"{kernel}.csv")))
+    assert [r["engine"] for r in rows] == ["log", "async+log"]
+    steps = 2 if kernel == "vpic" else 1
+    for r in rows:
+        assert r["verified"] == "yes"
+        blocked, not_io, write = float(r["blocked [s]"]), float(r["not I/O [s]"]), float(r["write [s]"])
+        assert not_io >= 0.05 * steps and abs(blocked + not_io - write) < 1e-3
+        assert len(r["blocked per step [s]"].split(";")) == steps
+    assert "blocked per step" in out
+
+
+def test_submit_reports_the_cost_of_one_write(tmp_path):
+    out = bench(2, "submit", "--writes", "500", "--repeat", "1", "--engine", "log", "--engine", "async+log",
+                "--dir", str(tmp_path), cwd=tmp_path)
+    lines = [l.split() for l in out.splitlines() if l.startswith(("log", "async+log"))]
+    assert [l[0] for l in lines] == ["log", "async+log"] and all(float(l[1]) > 0 for l in lines)
+
+
 def test_e3sm_rejects_a_bad_map(tmp_path):
     bad = tmp_path / "bad.dat"
     bad.write_text("version 2001 npes 2 ndims 1\n10\n0 2\n1 2\n1 1\n99\n")
