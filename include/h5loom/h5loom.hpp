@@ -62,7 +62,9 @@ class Request {
   Request(Request&&) noexcept = default;
   Request& operator=(Request&&) noexcept = default;
   // Dropping a request does not cancel the operation: an error it meets is
-  // raised by the next collective call on the file.
+  // raised by the next collective call on the file. A request does not keep
+  // its file open: the file closes when its last File, Group or Dataset
+  // handle goes (completing the flush), and the request keeps the outcome.
   ~Request() = default;
 
   // Local and non-blocking: has the operation completed? Never raises.
@@ -74,9 +76,10 @@ class Request {
 
  private:
   friend class File;
-  Request(std::shared_ptr<detail::FileState> file, engine::RequestPtr request)
-      : file_(std::move(file)), request_(std::move(request)) {}
-  std::shared_ptr<detail::FileState> file_;
+  Request(std::weak_ptr<detail::FileState> file, std::string filename, engine::RequestPtr request)
+      : file_(std::move(file)), filename_(std::move(filename)), request_(std::move(request)) {}
+  std::weak_ptr<detail::FileState> file_;
+  std::string filename_;  // for the message when the file went first
   engine::RequestPtr request_;
 };
 

@@ -826,7 +826,7 @@ Request File::flush_async(FlushLevel level) {
   f.require_open("flush");
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "flush_async", f.filename);
   f.unflushed_puts = 0;  // as flush(): the engine does not replay failed writes
-  return Request(file_, f.engine->flush(*f.handle, level));
+  return Request(file_, f.filename, f.engine->flush(*f.handle, level));
 }
 
 bool Request::test() { return !request_ || request_->test(); }
@@ -834,10 +834,11 @@ bool Request::test() { return !request_ || request_->test(); }
 void Request::wait() {
   engine::RequestPtr r = std::move(request_);
   if (!r) return;
-  // A flush the file's close completed has its outcome; one the file lost
-  // (closed on an error) cannot complete any more.
-  if (!r->test() && !file_->open)
-    throw UsageError("cannot wait for a flush of " + file_->describe_file() + ": the file was closed before it completed");
+  // A flush the file's close completed has its outcome (and touches nothing
+  // else); one the file lost (left unclosed on an error) cannot complete any more.
+  const std::shared_ptr<detail::FileState> f = file_.lock();
+  if (!r->test() && (!f || !f->open))
+    throw UsageError("cannot wait for a flush of file '" + filename_ + "': the file was closed before it completed");
   r->wait();
 }
 

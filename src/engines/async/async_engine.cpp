@@ -17,18 +17,20 @@
 //            makes the same calls. So one flush at most is pending; writes put
 //            meanwhile stay staged until it completes (they belong after it: a
 //            later write of another rank to the same elements must win).
-//   others   wait until the mover is done with the file and complete the
-//            pending flush, then call the inner engine, which so never sees
-//            two calls at once. Calls that cannot depend on the staged writes
-//            (creating objects, attributes, listing) leave them staged; the
-//            rest (reads, flushes, close, extend, unlink, move, ...) send them
-//            first, so the inner engine sees every call in program order.
+//   others   wait until the mover is done with the file, so that the inner
+//            engine never sees two calls at once. Questions (shapes, listings,
+//            attribute reads) do only that: they stay local. Calls that make
+//            objects complete the pending flush and leave the staged writes
+//            staged; the rest (reads, flushes, close, extend, unlink, move,
+//            ...) complete the pending flush and send the staged writes
+//            first, so no call that reads or moves data overtakes a write.
 //
 // Errors of a queued write are raised, on every rank, when the next flush
 // completes (at its wait, or in the call that completes it). docs/async.md.
 #include <mpi.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,20 +92,27 @@ struct AsyncFile : engine::ForwardingEngine::WrappedFile {
   }
 };
 
-// Calls that neither read nor move what a staged write touches: they may run
-// before the staged writes reach the inner engine.
-bool leaves_writes_staged(const char* op) {
-  static const char* const ops[] = {"create_group",     "create_dataset",     "dataset_info",
-                                    "kind",             "list",               "list_in_creation_order",
-                                    "creation_order",   "next_creation_order", "has_attribute",
-                                    "read_attribute",   "write_attribute",    "list_attributes",
-                                    "list_attributes_in_creation_order",      "object_token",
-                                    "object_path",      "soft_link",          "external_link",
-                                    "user_defined_link", "link_count",        "named_datatype",
-                                    "commit_datatype",  "describe",           "userblock"};
+bool one_of(const char* op, std::initializer_list<const char*> ops) {
   for (const char* o : ops)
     if (std::strcmp(o, op) == 0) return true;
   return false;
+}
+
+// Questions about the file's objects: they depend on no write and no flush,
+// so they complete nothing and send nothing - and stay local, which matters
+// because the object model may ask one on one rank alone (the shape before a
+// read_independent).
+bool is_query(const char* op) {
+  return one_of(op, {"dataset_info", "kind", "list", "list_in_creation_order", "creation_order",
+                     "next_creation_order", "has_attribute", "read_attribute", "list_attributes",
+                     "list_attributes_in_creation_order", "object_token", "object_path", "soft_link", "external_link",
+                     "user_defined_link", "link_count", "named_datatype"});
+}
+
+// Calls that make objects without reading or moving what a staged write
+// touches: they may reach the inner engine before the staged writes.
+bool leaves_writes_staged(const char* op) {
+  return one_of(op, {"create_group", "create_dataset", "write_attribute", "commit_datatype", "describe"});
 }
 
 class AsyncEngine final : public engine::ForwardingEngine {
@@ -139,8 +148,8 @@ class AsyncEngine final : public engine::ForwardingEngine {
     FileHandle* inner_file = f.inner.get();
     ++f.puts;
     f.staged.push_back(Task{[&f, inner, inner_file, w = std::move(w)]() mutable {
-                              const std::string dataset = w.dataset;
-                              run_queued(f, "write to dataset '" + dataset + "'",
+                              const std::string dataset = "'" + w.dataset + "'";
+                              run_queued(f, "write to dataset ", dataset,
                                          [&] { inner->put(*inner_file, std::move(w)); });
                             },
                             held});
@@ -153,18 +162,28 @@ class AsyncEngine final : public engine::ForwardingEngine {
   RequestPtr flush(FileHandle& fh, FlushLevel level) override {
     auto& f = cast(fh);
     // The one before, if any (a flush is a collective call); not the writes
-    // staged since, which the flush below prepares on the mover.
-    if (auto t = complete_pending(f); t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
+    // staged since, which the flush below prepares on the mover. Its error is
+    // raised once this flush is on its way: the writes staged belong to this
+    // one whatever happened to the one before.
+    std::shared_ptr<FlushTicket> before = complete_pending(f);
     Engine* inner = &this->inner();
     FileHandle* inner_file = f.inner.get();
     f.staged.push_back(Task{[&f, inner, inner_file, level] {
-                              run_queued(f, "preparing a flush", [&] { inner->prepare_flush(*inner_file, level); });
+                              run_queued(f, "preparing a flush", "",
+                                         [&] { inner->prepare_flush(*inner_file, level); });
                             },
                             0});
     send_staged(f);
     f.pending = std::make_shared<FlushTicket>();
     f.pending->level = level;
+    if (before && before->error.code) mpi::throw_error(before->error.code, before->error.msg);
     return std::make_unique<FlushRequest>(*this, f, f.pending);
+  }
+
+  uint64_t userblock(FileHandle& fh) override {
+    auto& f = cast(fh);
+    wait_for_mover(f);
+    return ForwardingEngine::userblock(fh);
   }
 
   // Its own flush() prepares the inner one; nothing to do for an outer wrapper.
@@ -175,11 +194,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
     // Everything staged moves and the pending flush completes; then a last
     // agreement on this rank's queued errors, since close() is a flush too.
     // The inner file is closed whatever happened.
-    mpi::CaughtError failed;
-    failed.run([&] {
-      settle(f, /*all_writes=*/true);
-      share_queued_error(f);
-    });
+    mpi::CaughtError failed, queued;
+    failed.run([&] { settle(f, /*all_writes=*/true); });
+    queued.run([&] { share_queued_error(f); });  // on every rank, as settle raised on every rank or none
+    if (!failed.code) failed = queued;
     mpi::CaughtError closing;
     closing.run([&] { ForwardingEngine::close(fh); });
     if (f.attached) {
@@ -215,6 +233,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
       wait_for_mover(f);
       return run();
     }
+    if (is_query(call.op)) {
+      wait_for_mover(f);  // the inner engine never sees two calls at once
+      return run();
+    }
     settle(f, !leaves_writes_staged(call.op));
     run();
   }
@@ -241,11 +263,17 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
   // Runs a queued task's engine call on the mover, keeping this rank's first error.
   template <class Fn>
-  static void run_queued(AsyncFile& f, const std::string& what, Fn&& fn) {
+  static void run_queued(AsyncFile& f, const char* what, const std::string& object, Fn&& fn) noexcept {
     if (f.queued_error.code) return;  // after a failed write, later ones are not made either
-    f.queued_error.run(fn);
-    if (f.queued_error.code)
-      f.queued_error.msg = "async " + what + " of file '" + f.location + "': " + f.queued_error.msg;
+    try {
+      f.queued_error.run(fn);
+      if (f.queued_error.code)
+        f.queued_error.msg =
+            std::string("async ") + what + object + " of file '" + f.location + "': " + f.queued_error.msg;
+    } catch (...) {  // not a std::exception (a plugin's), or no memory for the message
+      f.queued_error.code = int(ErrorCode::Generic);
+      f.queued_error.msg = "async write to a dataset of file '" + f.location + "' failed";
+    }
   }
 
   // The MPI thread level the wrapper needs: its mover makes no MPI call, but
@@ -304,9 +332,14 @@ class AsyncEngine final : public engine::ForwardingEngine {
     f.pending.reset();
     if (!t) return t;
     wait_for_mover(f);
+    // The inner flush runs even after a write failed on some rank: it lets go
+    // of the buffers lent until this flush, which the program may free once
+    // the flush has completed, failed or not. Both steps are collective.
+    mpi::CaughtError flushed;
+    flushed.run([&] { engine::wait(inner().flush(*f.inner, t->level)); });
     t->error.run([&] {
       share_queued_error(f);
-      engine::wait(inner().flush(*f.inner, t->level));
+      if (flushed.code) mpi::throw_error(flushed.code, flushed.msg);
     });
     t->done = true;
     return t;
@@ -327,6 +360,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
 namespace h5loom::engine {
 std::unique_ptr<Engine> make_async_wrapper(Knobs& knobs, std::unique_ptr<Engine> inner) {
+  // Its mover would wait on itself (the inner wrapper's back-pressure runs on the outer's mover).
+  const std::string below = ">" + inner->name() + ">";
+  if (below.find(">async>") != std::string::npos)
+    throw ConfigError("the async wrapper is stacked twice ('async>" + inner->name() + "'): one is enough");
   async::Settings s;
   s.max_queued_bytes = knobs.get<uint64_t>("max_queued_bytes", s.max_queued_bytes);
   if (s.max_queued_bytes == 0) knobs.bad_value("max_queued_bytes", "must be at least 1 byte");

@@ -20,23 +20,17 @@ Mover& Mover::instance() {
 
 void Mover::attach() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (users_++ == 0) {
-    stop_ = false;
-    thread_ = std::thread([this] { loop(); });
-  }
+  ++users_;
+  if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
 }
 
 void Mover::detach() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (--users_ > 0) return;
-  // The last file is closed (its tasks have run): the thread ends after
-  // whatever is still queued.
-  stop_ = true;
-  work_.notify_all();
-  std::thread t = std::move(thread_);
-  lock.unlock();
-  if (t.joinable()) t.join();
-  CopyPool::instance().trim();  // no file needs the copies' memory any more
+  bool last = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last = --users_ == 0;
+  }
+  if (last) CopyPool::instance().trim();  // no file needs the copies' memory any more
 }
 
 int64_t Mover::submit(std::vector<Task>& tasks, int& in_flight, uint64_t limit) {
@@ -68,13 +62,17 @@ int64_t Mover::wait(const int& in_flight) {
 void Mover::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopped, nothing left
+    work_.wait(lock, [&] { return !queue_.empty(); });
     Queued q = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    q.task.run();
-    q.task.run = nullptr;  // what the task holds (a copy of a write) goes before it counts as done
+    try {
+      q.task.run();
+      q.task.run = nullptr;  // what the task holds (a copy of a write) goes before it counts as done
+    } catch (...) {
+      // Tasks keep their own errors (the wrapper's run_queued); nothing may end the thread.
+      q.task.run = nullptr;
+    }
     lock.lock();
     queued_bytes_ -= q.task.bytes;
     --*q.in_flight;

@@ -26,8 +26,10 @@ class Mover {
   // The process's mover (never destroyed: a program may exit with files open).
   static Mover& instance();
 
-  // A file starts using the mover / stops using it: the thread runs while
-  // some file uses it.
+  // A file starts using the mover / stops using it. The thread starts with
+  // the first file and then stays (idle, waiting for work): stopping it when
+  // the last file closes would race with a file opened meanwhile by another
+  // thread. The copies' memory kept for reuse goes when no file is left.
   void attach();
   void detach();
 
@@ -51,7 +53,6 @@ class Mover {
   std::condition_variable work_;  // the thread waits for tasks (or to stop)
   std::condition_variable done_;  // callers wait for tasks to finish
   std::deque<Queued> queue_;
-  bool stop_ = false;
   uint64_t queued_bytes_ = 0;
   int users_ = 0;
   std::thread thread_;

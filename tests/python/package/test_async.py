@@ -91,3 +91,26 @@ def test_mpi_thread_single_is_refused_with_a_clear_error(tmp_path, comm):
                          timeout=120, env=env)
     assert "refused:" in out.stdout, out.stdout + out.stderr
     assert "MPI_THREAD_FUNNELED" in out.stdout and "MPI_THREAD_SINGLE" in out.stdout
+
+
+def test_reading_alone_while_a_flush_is_pending_is_refused_without_a_hang(shared_path, comm):
+    r, n = comm.rank, comm.size
+    path = shared_path / "alone.h5"
+    with h5loom.File(path, "w", comm=comm, engine="async+log") as f:
+        ds = f.create_dataset("x", shape=(n,), dtype="f8")
+        ds[r] = float(r)
+        f.flush()
+        req = f.flush_async()
+        if r == 0:  # one rank alone: the pending flush needs every rank
+            with pytest.raises(h5loom.UsageError, match="pending"):
+                ds.read(independent=True)
+        req.wait()
+        if r == 0:
+            np.testing.assert_array_equal(ds.read(independent=True), np.arange(n, dtype="f8"))
+
+
+def test_a_stack_with_async_twice_is_refused(tmp_path, comm):
+    if comm.size > 1:
+        pytest.skip("one rank is enough")
+    with pytest.raises(h5loom.ConfigError, match="stacked twice"):
+        h5loom.File(tmp_path / "twice.h5", "w", engine={"engine": "log", "wrappers": ["async", "async"]})
