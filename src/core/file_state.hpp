@@ -49,6 +49,8 @@ struct FileState {
   // Collective: a flush point. Every write put so far becomes visible to reads
   // (Visible) or also durable (Durable); borrowed buffers are released.
   void flush(engine::FlushLevel level = engine::FlushLevel::Visible);
+  // The same flush point, not waited for: the engine's request (null if complete).
+  engine::RequestPtr start_flush(engine::FlushLevel level);
   void close();
   // Closes the file while this rank handles an error (a C++ exception
   // unwinding, a Python `with` block left by an exception): collectively if

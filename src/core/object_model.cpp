@@ -83,9 +83,11 @@ void FileState::require_writable(const std::string& what) const {
   if (mode == Mode::Read) throw ReadOnlyError("cannot " + what + ": " + describe_file() + " is open read-only");
 }
 
-void FileState::flush(engine::FlushLevel level) {
+void FileState::flush(engine::FlushLevel level) { engine::wait(start_flush(level)); }
+
+engine::RequestPtr FileState::start_flush(engine::FlushLevel level) {
   unflushed_puts = 0;  // even if it fails: the engine does not replay failed writes
-  engine::wait(engine->flush(*handle, level));
+  return engine->flush(*handle, level);
 }
 
 void FileState::close() {
@@ -825,8 +827,7 @@ Request File::flush_async(FlushLevel level) {
   auto& f = state();
   f.require_open("flush");
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "flush_async", f.filename);
-  f.unflushed_puts = 0;  // as flush(): the engine does not replay failed writes
-  return Request(file_, f.filename, f.engine->flush(*f.handle, level));
+  return Request(file_, f.filename, f.start_flush(level));
 }
 
 bool Request::test() { return !request_ || request_->test(); }
