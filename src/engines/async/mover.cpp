@@ -68,11 +68,10 @@ void Mover::loop() {
     lock.unlock();
     try {
       q.task.run();
-      q.task.run = nullptr;  // what the task holds (a copy of a write) goes before it counts as done
     } catch (...) {
       // Tasks keep their own errors (the wrapper's run_queued); nothing may end the thread.
-      q.task.run = nullptr;
     }
+    q.task.run = nullptr;  // what the task holds (a copy of a write) goes before it counts as done
     lock.lock();
     queued_bytes_ -= q.task.bytes;
     --*q.in_flight;
