@@ -1,8 +1,6 @@
 // Encoding and decoding of the log format's fixed records (docs/formats/log.md).
 #include "engines/log/format.hpp"
 
-#include <isa-l/crc.h>
-
 #include <climits>
 
 namespace h5loom::logfmt {
@@ -10,20 +8,6 @@ namespace h5loom::logfmt {
 std::string directory_of(const std::string& front) { return front + ".loom"; }
 std::string log_path(const std::string& front) { return directory_of(front) + "/log"; }
 std::string commits_path(const std::string& front) { return directory_of(front) + "/commits"; }
-
-uint32_t crc32c(const void* data, std::size_t n, uint32_t crc) {
-  // ISA-L's crc32_iscsi takes and returns the raw register; the standard CRC32C
-  // starts from ~0 and inverts the result. Chained calls continue a checksum.
-  uint32_t reg = ~crc;
-  auto* p = static_cast<unsigned char*>(const_cast<void*>(data));
-  while (n > 0) {
-    int piece = n > std::size_t(INT_MAX / 2) ? INT_MAX / 2 : int(n);
-    reg = crc32_iscsi(p, piece, reg);
-    p += piece;
-    n -= std::size_t(piece);
-  }
-  return ~reg;
-}
 
 void Reader::need(std::size_t k) const {
   if (at + k > n) throw IOError(what + ": record ends early (needs " + std::to_string(at + k) + " bytes, has " +

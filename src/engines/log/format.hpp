@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crc32c.hpp"
 #include "h5loom/types.hpp"
 
 namespace h5loom::logfmt {
@@ -49,8 +50,8 @@ std::string directory_of(const std::string& front);  // "<front>.loom"
 std::string log_path(const std::string& front);      // "<front>.loom/log"
 std::string commits_path(const std::string& front);  // "<front>.loom/commits"
 
-// CRC32C (Castagnoli; iSCSI): initial value ~0, final xor ~0, as in RFC 3720.
-uint32_t crc32c(const void* data, std::size_t n, uint32_t crc = 0);
+// CRC32C (core/crc32c.hpp), shared with the other engines.
+using h5loom::crc32c;
 
 // Little-endian byte buffer helpers.
 struct Writer {

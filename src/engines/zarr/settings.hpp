@@ -1,0 +1,28 @@
+// The zarr engine's knobs and their defaults (docs/engines/zarr.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "h5loom/engine_plugin.hpp"
+
+namespace h5loom::zarr {
+
+constexpr uint64_t MiB = 1024 * 1024;
+
+struct Settings {
+  // Chunks of about this many bytes when a dataset has none of its own (the
+  // HDF5 DAOS connector's rule and default, HDF5_DAOS_CHUNK_TARGET_SIZE). 0:
+  // one chunk per dataset, as large as the dataset (or its first extent).
+  uint64_t chunk_target_bytes = 1 * MiB;
+  // The bytes-to-bytes codec of new arrays: "none" or "zstd".
+  std::string compressor = "none";
+  int zstd_level = 3;
+  // Make every object durable before its flush returns (fdatasync before the
+  // rename, then the directories), as the log engine syncs its commits.
+  bool sync = true;
+
+  static Settings from(engine::Knobs& k);
+};
+
+}  // namespace h5loom::zarr
