@@ -170,7 +170,8 @@ class ZarrEngine : public engine::Engine {
 
   std::string name() const override { return "zarr"; }
   std::vector<std::string> conformance_groups() const override {
-    return {"file", "group", "dataset", "attribute", "selection", "extend", "errors", "series"};
+    return {"file", "group", "dataset", "attribute", "selection", "extend", "errors", "series", "fill",
+            "independent_read"};
   }
 
   // ---- storage ----
@@ -294,6 +295,10 @@ class ZarrEngine : public engine::Engine {
     if (spec.null_space || !spec.external.empty() || !spec.virtual_map.empty() || !spec.named_type.empty())
       throw UsageError("cannot create " + what + ": the zarr engine keeps no null dataspaces, external storage, "
                        "virtual datasets or named datatypes");
+    if (!spec.fill.empty() && spec.fill.size() != datatype_size(spec.dtype))
+      throw DatatypeError("cannot create " + what + ": a fill value of " + std::to_string(spec.fill.size()) +
+                          " bytes for elements of " + std::to_string(datatype_size(spec.dtype)) + " (" +
+                          spec.dtype.name() + ")");
     Node n;
     n.kind = ObjectKind::Dataset;
     ArrayMeta& a = n.array;
@@ -358,6 +363,13 @@ class ZarrEngine : public engine::Engine {
                           void* out) override {
     auto& f = cast(fh);
     mpi::agree(f.comm, [&] { read_local(f, path, sel, out); });
+    return nullptr;
+  }
+
+  // Every flush leaves whole chunks in the store, so one rank reads alone what it sees there.
+  engine::RequestPtr read_independent(FileHandle& fh, const std::string& path, const Selection& sel, Datatype,
+                                      void* out) override {
+    read_local(cast(fh), path, sel, out);
     return nullptr;
   }
 

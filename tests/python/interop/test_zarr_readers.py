@@ -1,0 +1,161 @@
+"""Zarr stores and readers no one here wrote (issue 18):
+
+* stores written by h5loom's zarr engine at 1, 2 and 4 ranks (chunks shared by
+  several ranks' writes, strided writes, grown arrays, fill values, every
+  number type, attributes) read value for value by zarr-python and tensorstore;
+* arrays written by zarr-python read by h5loom, and a codec h5loom does not
+  read refused by name, never read as wrong values.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+ts = pytest.importorskip("tensorstore")
+
+MPIEXEC = os.environ.get("H5LOOM_MPIEXEC", "mpirun")
+TYPES = ["u1", "i1", "i2", "u2", "i4", "u4", "i8", "u8", "f2", "f4", "f8"]
+
+
+def run_h5loom(code: str, ranks: int, cwd: pathlib.Path) -> None:
+    script = cwd / f"script_{abs(hash(code))}.py"
+    script.write_text("import numpy as np\nimport h5loom\n" + code)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    done = subprocess.run([MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", str(ranks), sys.executable,
+                           str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"h5loom script failed:\n{done.stdout}\n{done.stderr}"
+
+
+WRITER = r'''
+f = h5loom.File("out.zarr", "w", engine=ENGINE)
+r, n = f.rank, f.size
+f.attrs["title"] = "zarr readers"
+f.attrs["ranks"] = np.int16(n)
+f.attrs["dt"] = 0.25
+f.attrs["vec"] = np.array([1.0, 2.5, -3.0])
+f.attrs["labels"] = ["x", "y", "z"]
+x = f.create_dataset("x", shape=(n * 1000,), dtype="f8")
+x[r * 1000:(r + 1) * 1000] = np.arange(r * 1000, (r + 1) * 1000) * 0.5
+x.attrs["units"] = "m"
+t = f.create_dataset("grid/t", shape=(8 * n, 33), dtype="i4", chunks=(5, 7))   # chunks shared by two ranks
+t[8 * r:8 * r + 8, :] = (np.arange(8 * r, 8 * r + 8)[:, None] * 100 + np.arange(33)[None, :]).astype("i4")
+v = f.create_dataset("grid/v", shape=(4, 6, 5 * n), dtype="f4", chunks=(3, 4, 2))
+v[:, ::2, 5 * r:5 * r + 5] = np.full((4, 3, 5), r + 0.5, dtype="f4")             # odd rows never written: 0
+s = f.create_dataset("steps", shape=(0,), maxshape=(None,), dtype="i8", chunks=(3,))
+for step in range(3):
+    s.resize((4 * (step + 1),))
+    if r == step % n:
+        s[4 * step:4 * step + 4] = np.arange(4) + 10 * step
+p = f.create_dataset("partly", shape=(10 * n,), dtype="f8", fillvalue=-1.5)
+p[10 * r + 1] = float(r)
+for code in TYPES:
+    a = f.create_dataset("types/" + code, shape=(4,), dtype=code)
+    if r == 0:
+        info = np.iinfo(code) if np.dtype(code).kind in "iu" else np.finfo(code)
+        a[:] = np.array([info.min, info.max, 0, 1], dtype=code)
+f.close()
+'''
+
+
+def expected(n):
+    out = {"x": np.arange(n * 1000) * 0.5,
+           "grid/t": (np.arange(8 * n)[:, None] * 100 + np.arange(33)[None, :]).astype("i4")}
+    v = np.zeros((4, 6, 5 * n), dtype="f4")
+    for r in range(n):
+        v[:, ::2, 5 * r:5 * r + 5] = r + 0.5
+    out["grid/v"] = v
+    out["steps"] = np.concatenate([np.arange(4) + 10 * step for step in range(3)]).astype("i8")
+    p = np.full(10 * n, -1.5)
+    p[1::10] = np.arange(n)
+    out["partly"] = p
+    for code in TYPES:
+        info = np.iinfo(code) if np.dtype(code).kind in "iu" else np.finfo(code)
+        out["types/" + code] = np.array([info.min, info.max, 0, 1], dtype=code)
+    return out
+
+
+@pytest.fixture(scope="module", params=[(1, "zarr"), (2, "zarr"), (4, "zarr"),
+                                        (2, '{"engine": "zarr", "zarr": {"compressor": "zstd", "chunk_target_bytes": 256}}')],
+                ids=["np1", "np2", "np4", "np2-zstd-small-chunks"])
+def store(request, tmp_path_factory):
+    n, engine = request.param
+    d = tmp_path_factory.mktemp(f"zarr{n}")
+    run_h5loom(f"ENGINE = {engine!r}\nTYPES = {TYPES!r}\n" + WRITER, n, d)
+    return d / "out.zarr", n
+
+
+def test_zarr_python_reads_every_array_and_attribute(store):
+    path, n = store
+    g = zarr.open_group(str(path), mode="r")
+    for name, want in expected(n).items():
+        a = g[name]
+        assert a.dtype == want.dtype, name
+        np.testing.assert_array_equal(a[...], want, err_msg=name)
+    assert g.attrs["title"] == "zarr readers"
+    assert g.attrs["ranks"] == n
+    assert g.attrs["dt"] == 0.25
+    assert list(g.attrs["vec"]) == [1.0, 2.5, -3.0]
+    assert list(g.attrs["labels"]) == ["x", "y", "z"]
+    assert g["x"].attrs["units"] == "m"
+    assert g["partly"].fill_value == -1.5
+    assert sorted(g["grid"].array_keys()) == ["t", "v"]
+
+
+def test_tensorstore_reads_every_array(store):
+    path, n = store
+    for name, want in expected(n).items():
+        arr = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path / name)}},
+                      open=True, read=True).result()
+        np.testing.assert_array_equal(arr.read().result(), want, err_msg=name)
+
+
+def test_h5loom_reads_zarr_python_arrays(tmp_path):
+    path = tmp_path / "theirs.zarr"
+    root = zarr.open_group(str(path), mode="w")
+    root.attrs["source"] = "zarr-python"
+    root.attrs["nested"] = {"a": 1}
+    want = {"f8": np.linspace(0, 1, 7 * 9).reshape(7, 9),
+            "i2": np.arange(-50, 50, dtype="i2"),
+            "flags": np.array([True, False, True]),
+            "sub/u4": np.arange(24, dtype="u4").reshape(2, 3, 4)}
+    root.create_array("f8", data=want["f8"], chunks=(3, 4))                              # zarr-python's defaults: zstd
+    root.create_array("i2", data=want["i2"], chunks=(16,), compressors=[zarr.codecs.Crc32cCodec()])
+    root.create_array("flags", data=want["flags"])
+    root.create_group("sub").create_array("u4", data=want["sub/u4"], chunks=(1, 2, 4), fill_value=7)
+    root.create_array("gz", data=np.arange(5), compressors=[zarr.codecs.GzipCodec()])
+    for k, v in want.items():
+        np.save(tmp_path / (k.replace("/", "_") + ".npy"), v)
+    run_h5loom(r'''
+import json
+f = h5loom.File("theirs.zarr", "r", engine="zarr")
+assert f.attrs["source"] == "zarr-python"
+assert json.loads(f.attrs["nested"]) == {"a": 1}, f.attrs["nested"]     # kept as its JSON text
+for k in ["f8", "i2", "flags", "sub/u4"]:
+    want = np.load(k.replace("/", "_") + ".npy")
+    got = f[k][...]
+    np.testing.assert_array_equal(got, want.astype(got.dtype), err_msg=k)
+assert f["sub/u4"].fillvalue == 7
+try:
+    f["gz"][...]
+except h5loom.Error as e:
+    assert "gzip" in str(e) and "gz" in str(e), str(e)
+else:
+    raise AssertionError("an array of a codec h5loom does not read was read")
+''', 1, tmp_path)
+
+
+def test_store_layout_is_plain_zarr_v3(store):
+    path, n = store
+    root = json.loads((path / "zarr.json").read_text())
+    assert root["zarr_format"] == 3 and root["node_type"] == "group"
+    assert root["attributes"]["_h5loom"]["engine"] == "zarr"
+    t = json.loads((path / "grid" / "t" / "zarr.json").read_text())
+    assert t["chunk_grid"]["configuration"]["chunk_shape"] == [5, 7]
+    assert [c["name"] for c in t["codecs"]][-1] == "crc32c"
+    assert (path / "grid" / "t" / "c" / "0" / "0").is_file()
+    assert not list(path.rglob("*.tmp-*"))  # no temporary object left behind
