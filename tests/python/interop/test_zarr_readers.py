@@ -159,3 +159,54 @@ def test_store_layout_is_plain_zarr_v3(store):
     assert [c["name"] for c in t["codecs"]][-1] == "crc32c"
     assert (path / "grid" / "t" / "c" / "0" / "0").is_file()
     assert not list(path.rglob("*.tmp-*"))  # no temporary object left behind
+
+
+BUILD = pathlib.Path(os.environ.get("H5LOOM_BUILD_DIR", "build")).resolve()
+
+
+def h5loom_cli(*args, check=True):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    return subprocess.run([str(BUILD / "h5loom"), *map(str, args)], capture_output=True, text=True, timeout=300,
+                          env=env, check=check)
+
+
+def test_the_h5loom_command_lists_verifies_and_converts_both_ways(store, tmp_path):
+    h5py = pytest.importorskip("h5py")
+    path, n = store
+    listing = h5loom_cli("ls", path).stdout
+    assert "/grid/t" in listing and "Dataset [%d, 33] int32" % (8 * n) in listing, listing
+    assert "engine: zarr" in h5loom_cli("info", path).stdout
+    h5loom_cli("verify", path)
+    h5loom_cli("convert", path, tmp_path / "native.h5")
+    h5loom_cli("convert", tmp_path / "native.h5", tmp_path / "again.zarr", "--to", "zarr")
+    with h5py.File(tmp_path / "native.h5", "r") as f:
+        again = zarr.open_group(str(tmp_path / "again.zarr"), mode="r")
+        for name, want in expected(n).items():
+            np.testing.assert_array_equal(f[name][...], want, err_msg=name)
+            np.testing.assert_array_equal(again[name][...], want, err_msg=name)
+        title = f.attrs["title"]
+        assert (title.decode() if isinstance(title, bytes) else title) == "zarr readers"
+        assert again.attrs["labels"] == ["x", "y", "z"]
+
+
+def test_a_damaged_chunk_is_an_error_never_wrong_values(tmp_path):
+    run_h5loom(r'''
+with h5loom.File("d.zarr", "w", engine="zarr") as f:
+    f.create_dataset("v", shape=(1000,), dtype="f8", chunks=(250,))[...] = np.arange(1000.0)
+''', 1, tmp_path)
+    chunk = tmp_path / "d.zarr" / "v" / "c" / "2"
+    damaged = bytearray(chunk.read_bytes())
+    damaged[100] ^= 0x40
+    chunk.write_bytes(bytes(damaged))
+    done = h5loom_cli("verify", tmp_path / "d.zarr", check=False)
+    assert done.returncode != 0 and "c/2" in done.stdout + done.stderr, done.stdout + done.stderr
+    run_h5loom(r'''
+f = h5loom.File("d.zarr", "r", engine="zarr")
+np.testing.assert_array_equal(f["v"][:500], np.arange(500.0))    # the intact chunks still read
+try:
+    f["v"][...]
+except h5loom.CorruptionError as e:
+    assert "c/2" in str(e) and "CRC32C" in str(e), str(e)
+else:
+    raise AssertionError("a damaged chunk was read")
+''', 1, tmp_path)
