@@ -1,7 +1,8 @@
 """`h5loom bench peers`: h5loom beside what a Python user would pick instead.
 
 The same workloads, the same bytes, the same directory and the same durability
-through raw POSIX (``os.pwrite``), h5py, ADIOS2 (BP5) and every h5loom engine,
+through raw POSIX (``os.pwrite``), h5py, ADIOS2 (BP5), zarr-python (Zarr v3)
+and every h5loom engine,
 one process at a time, in alternating turns, best of ``--repeat``:
 
 - ``startup``: a fresh process imports the library, creates a file and closes
@@ -18,7 +19,10 @@ Every write phase is followed by a read of everything, checked value for value
 is synced (the page cache holds the data: it survives a killed process, not a
 power loss); with ``--sync`` every library's files are made durable before the
 timer stops: ``fsync`` for POSIX and h5py (after close), every file of the
-ADIOS2 directory, the hdf5 engine's ``sync`` and the log engine's default.
+ADIOS2 directory and of the Zarr store written by zarr-python, the hdf5
+engine's ``sync`` and the log and zarr engines' default. zarr-python writes
+with the zarr engine's codecs (``bytes``, ``crc32c``: no compression), each
+with its own automatic chunks.
 
     python -m h5loom.bench_peers --dir /scratch/me [--repeat 3] [--sync] [--quick]
 """
@@ -38,7 +42,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-LIBRARIES = ["posix", "h5py", "adios2", "h5loom-hdf5", "h5loom-log"]
+LIBRARIES = ["posix", "h5py", "adios2", "zarr-python", "h5loom-hdf5", "h5loom-log", "h5loom-zarr"]
 WORKLOADS = ["startup", "qmcpack", "vpic", "iotest-8k", "iotest-512k"]
 
 
@@ -234,6 +238,43 @@ class Adios2(Store):
         self.r.close()
 
 
+class ZarrPython(Store):
+    """zarr-python (Zarr v3, a local directory), with the zarr engine's codecs: bytes, then crc32c."""
+
+    suffix = ".zarr"
+
+    def __init__(self, path: str, sync: bool) -> None:
+        super().__init__(path, sync)
+        import zarr
+        self.zarr = zarr
+        self.g = zarr.open_group(path, mode="w")
+        self.arrays: Dict[str, object] = {}
+
+    def create(self, name, shape, dtype):
+        self.arrays[name] = self.g.create_array(name, shape=shape, dtype=dtype,
+                                                compressors=[self.zarr.codecs.Crc32cCodec()])
+
+    def write(self, name, start, data):
+        self.arrays[name][tuple(slice(s, s + n) for s, n in zip(start, data.shape))] = data
+
+    def close(self):
+        self.arrays.clear()
+        if self.sync:  # zarr-python never syncs: every file, then every directory
+            for root, dirs, files in os.walk(self.path):
+                for name in files:
+                    fsync_path(os.path.join(root, name))
+            for root, dirs, files in os.walk(self.path, topdown=False):
+                fsync_path(root)
+
+    def read(self, name):
+        if not hasattr(self, "r"):
+            self.r = self.zarr.open_group(self.path, mode="r")
+        return self.r[name][...]
+
+    def close_read(self):
+        pass
+
+
 def open_store(library: str, path: str, sync: bool) -> Store:
     if library == "posix":
         return Posix(path, sync)
@@ -241,6 +282,8 @@ def open_store(library: str, path: str, sync: bool) -> Store:
         return H5py(path, sync)
     if library == "adios2":
         return Adios2(path, sync)
+    if library == "zarr-python":
+        return ZarrPython(path, sync)
     if library.startswith("h5loom-"):
         return H5loom(path, sync, library.split("-", 1)[1])
     raise ValueError(f"unknown library '{library}' (one of {', '.join(LIBRARIES)})")
@@ -278,7 +321,8 @@ def plan(workload: str, size: dict):
 def run_worker(library: str, workload: str, directory: str, sync: bool, size: dict) -> dict:
     """In this process: the write phase (open to close) and the read phase, timed; values checked."""
     arrays, writes = plan(workload, size)
-    cls_suffix = {"posix": Posix.suffix, "adios2": Adios2.suffix}.get(library, ".h5")
+    cls_suffix = {"posix": Posix.suffix, "adios2": Adios2.suffix, "zarr-python": ZarrPython.suffix,
+                  "h5loom-zarr": ZarrPython.suffix}.get(library, ".h5")
     path = os.path.join(directory, f"peers-{workload}-{library}{cls_suffix}")
     remove(path)
     t0 = time.perf_counter()
@@ -317,6 +361,8 @@ STARTUP = {
                "e = io.open(@PATH@, adios2.bindings.Mode.Write); e.begin_step(); e.end_step(); e.close()"),
     "h5loom-hdf5": "import numpy, h5loom; h5loom.File(@PATH@, 'w', engine={'engine': 'hdf5', 'hdf5': {'sync': @SYNC@}}).close()",
     "h5loom-log": "import numpy, h5loom; h5loom.File(@PATH@, 'w', engine={'engine': 'log', 'log': {'sync': @SYNC@}}).close()",
+    "zarr-python": "import numpy, zarr; zarr.open_group(@PATH@, mode='w')",
+    "h5loom-zarr": "import numpy, h5loom; h5loom.File(@PATH@, 'w', engine={'engine': 'zarr', 'zarr': {'sync': @SYNC@}}).close()",
 }
 
 
@@ -337,7 +383,7 @@ def run_startup(library: str, directory: str, sync: bool) -> dict:
 
 def available(library: str) -> Optional[str]:
     """None if the library can be used here, else why not."""
-    module = {"h5py": "h5py", "adios2": "adios2"}.get(library)
+    module = {"h5py": "h5py", "adios2": "adios2", "zarr-python": "zarr"}.get(library)
     if module is None:
         return None
     code = f"import {module}"

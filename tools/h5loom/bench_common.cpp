@@ -161,7 +161,15 @@ uint64_t engine_file_size(const std::string& engine, const std::string& path) {
 }
 
 void remove_engine_files(const std::string& engine, const std::string& path) {
-  if (!file_storage(path, engine).empty()) remove_file(path, engine);
+  // Every engine's files at `path`, not only `engine`'s: a run takes turns of
+  // engines on one path, and each engine knows its own pieces (a log's
+  // NAME.loom beside the front file, a Zarr store that is a directory).
+  std::vector<std::string> names = engine::engine_names();
+  std::stable_partition(names.begin(), names.end(), [&](const std::string& n) { return n != engine; });
+  for (const auto& name : names) {
+    auto e = engine::storage_engine(name);
+    if (e->probe(path) != engine::Claim::No && !e->storage(path).empty()) e->remove(path);
+  }
 }
 
 }  // namespace h5loom::bench

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
+#include <tuple>
 #include <cstring>
 
 #include "core/mpi_util.hpp"
@@ -168,7 +170,7 @@ void fill_elements(unsigned char* out, uint64_t n, const ArrayMeta& a) {
 
 // The owner's part: the chunk's new bytes from its pieces (in each rank's
 // order, lower ranks first), over its old bytes where they do not cover it.
-void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& pieces) {
+void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& pieces, std::vector<unsigned char>& scratch) {
   const std::string& path = f.dataset_paths.at(id.first);
   const ArrayMeta& a = array_of(f, id.first);
   const std::size_t es = datatype_size(a.dtype);
@@ -179,18 +181,26 @@ void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& piec
     inside *= std::min(a.chunk_shape[d], a.shape[d] - std::min(a.shape[d], id.second[d] * a.chunk_shape[d]));
   uint64_t written = 0;
   for (const Piece* p : pieces) written += p->elements;
+  // Whether the writes cover every element inside: the union of their rows
+  // (a chunk has a few hundred, not one per element), counted if they could.
   bool whole = false;
-  if (written >= inside) {  // perhaps every element inside is written: count them once each
-    std::vector<bool> hit(n, false);
-    uint64_t distinct = 0;
+  if (written >= inside) {
+    std::vector<std::pair<uint64_t, uint64_t>> rows;  // (first element, end)
     for (const Piece* p : pieces)
-      for_each_row(p->part(), a.chunk_shape, p->mem, [&](uint64_t at, uint64_t, uint64_t k) {
-        for (uint64_t i = at; i < at + k; ++i)
-          if (!hit[i]) hit[i] = true, ++distinct;
-      });
-    whole = distinct == inside;
+      for_each_row(p->part(), a.chunk_shape, p->mem, [&](uint64_t at, uint64_t, uint64_t k) { rows.emplace_back(at, at + k); });
+    std::sort(rows.begin(), rows.end());
+    uint64_t covered = 0, end = 0;
+    for (const auto& [from, to] : rows) {
+      if (to <= end) continue;
+      covered += to - std::max(from, end);
+      end = to;
+    }
+    whole = covered == inside;
   }
-  std::vector<unsigned char> chunk(n * es);
+  // The chunk's bytes, with room for the codecs' trailer (crc32c: 4 bytes).
+  std::vector<unsigned char>& chunk = scratch;
+  chunk.reserve(n * es + 4);
+  chunk.resize(n * es);
   std::optional<std::vector<unsigned char>> old;
   if (!whole) old = f.store->get(key);
   if (old) a.codecs.decode(*old, chunk.data(), chunk.size(), "chunk '" + key + "' of " + f.where());
@@ -201,8 +211,8 @@ void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& piec
     for_each_row(p->part(), a.chunk_shape, p->mem, [&](uint64_t at, uint64_t mem, uint64_t k) {
       std::memcpy(chunk.data() + at * es, p->data + mem * es, k * es);
     });
-  const std::vector<unsigned char> stored = a.codecs.encode(chunk.data(), chunk.size());
-  f.store->put(key, stored.data(), stored.size());
+  a.codecs.encode_in_place(chunk);
+  f.store->put(key, chunk.data(), chunk.size());
 }
 
 }  // namespace
@@ -256,7 +266,8 @@ void write_pending_chunks(ZarrFile& f) {
     for (const Piece& p : mine)
       if (owners.at(p.chunk) == f.rank) chunks[p.chunk].push_back(&p);
     for (const Piece& p : received_pieces) chunks[p.chunk].push_back(&p);
-    for (auto& [id, pieces] : chunks) write_chunk(f, id, pieces);
+    std::vector<unsigned char> scratch;  // one chunk's bytes, reused: fresh memory costs page faults
+    for (auto& [id, pieces] : chunks) write_chunk(f, id, pieces, scratch);
   });
   f.pending.clear();
   mpi::share_first_error(f.comm, f.rank, error);

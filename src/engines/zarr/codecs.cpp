@@ -83,6 +83,18 @@ std::vector<unsigned char> Codecs::encode(const unsigned char* raw, std::size_t 
   return out;
 }
 
+void Codecs::encode_in_place(std::vector<unsigned char>& bytes) const {
+  if (zstd) {
+    bytes = encode(bytes.data(), bytes.size());
+    return;
+  }
+  if (big_endian) swap_bytes(bytes.data(), bytes.size(), element_size);
+  if (crc32c) {
+    const uint32_t crc = h5loom::crc32c(bytes.data(), bytes.size());
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<unsigned char>(crc >> (8 * i)));
+  }
+}
+
 void Codecs::decode(const std::vector<unsigned char>& stored, unsigned char* raw, std::size_t size,
                     const std::string& what) const {
   std::size_t n = stored.size();

@@ -29,6 +29,9 @@ struct Codecs {
 
   // A chunk's stored bytes from its `raw` elements (in host order), and back.
   std::vector<unsigned char> encode(const unsigned char* raw, std::size_t size) const;
+  // The same, replacing `bytes` (the raw elements) by the stored bytes: without
+  // compression no copy is made (the checksum is appended).
+  void encode_in_place(std::vector<unsigned char>& bytes) const;
   // CorruptionError naming `what` if the bytes do not decode to exactly `size` bytes.
   void decode(const std::vector<unsigned char>& stored, unsigned char* raw, std::size_t size,
               const std::string& what) const;

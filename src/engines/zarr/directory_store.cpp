@@ -30,10 +30,11 @@ void write_all(int fd, const unsigned char* p, std::size_t n, const std::string&
   }
 }
 
-int sync_directory(const std::string& dir) {
+// syncfs(2) of the file system holding `dir`: 0 or an errno.
+int sync_file_system(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return errno;
-  int err = ::fsync(fd) == 0 ? 0 : errno;
+  int err = ::syncfs(fd) == 0 ? 0 : errno;
   ::close(fd);
   return err;
 }
@@ -87,11 +88,9 @@ void DirectoryStore::make_parents(const std::string& path) {
     if (fs::is_directory(p, ec)) break;
     missing.push_back(p.string());
   }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
     if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST)
       throw IOError("cannot make directory '" + *it + "': " + reason(errno));
-    changed_.insert(fs::path(*it).parent_path().string());
-  }
   made_.insert(dir);
 }
 
@@ -103,7 +102,8 @@ void DirectoryStore::put(const std::string& key, const void* data, std::size_t s
   if (fd < 0) throw IOError("cannot create '" + tmp + "': " + reason(errno));
   try {
     write_all(fd, static_cast<const unsigned char*>(data), size, tmp);
-    if (sync_ && ::fdatasync(fd) != 0) throw IOError("cannot sync '" + tmp + "' to storage: " + reason(errno));
+    // Its write-back starts now, so that publish() finds little left to flush.
+    if (sync_) (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -114,22 +114,32 @@ void DirectoryStore::put(const std::string& key, const void* data, std::size_t s
     ::unlink(tmp.c_str());
     throw IOError("cannot write '" + tmp + "': " + reason(err));
   }
+  if (sync_) return unpublished_.emplace_back(tmp, path), void();
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     throw IOError("cannot put '" + path + "' in place: " + reason(err));
   }
-  changed_.insert(fs::path(path).parent_path().string());
 }
 
-void DirectoryStore::sync() {
-  if (!sync_) {
-    changed_.clear();
-    return;
+void DirectoryStore::publish() {
+  if (unpublished_.empty()) return;
+  std::vector<std::pair<std::string, std::string>> objects;
+  objects.swap(unpublished_);
+  auto drop = [&](std::size_t from) {  // temporary files that will not be put in place
+    for (std::size_t i = from; i < objects.size(); ++i) ::unlink(objects[i].first.c_str());
+  };
+  if (int err = sync_file_system(root_)) {
+    drop(0);
+    throw IOError("cannot sync " + describe() + " to storage: " + reason(err));
   }
-  for (const auto& dir : changed_)
-    if (int err = sync_directory(dir)) throw IOError("cannot sync directory '" + dir + "' to storage: " + reason(err));
-  changed_.clear();
+  for (std::size_t i = 0; i < objects.size(); ++i)
+    if (::rename(objects[i].first.c_str(), objects[i].second.c_str()) != 0) {
+      int err = errno;
+      drop(i);
+      throw IOError("cannot put '" + objects[i].second + "' in place: " + reason(err));
+    }
+  if (int err = sync_file_system(root_)) throw IOError("cannot sync " + describe() + " to storage: " + reason(err));
 }
 
 std::vector<std::pair<std::string, uint64_t>> DirectoryStore::list(const std::string& prefix) {
@@ -157,8 +167,6 @@ void DirectoryStore::remove_all(const std::string& prefix) {
   }
   if (ec) throw IOError("cannot remove '" + start.string() + "': " + ec.message());
   made_.clear();
-  changed_.insert(start.parent_path().string());
-  if (prefix.empty()) changed_.insert(start.string());
 }
 
 }  // namespace h5loom::zarr

@@ -1,8 +1,10 @@
 // A Zarr store in a local directory: one file per object, under the key's
 // path. An object is written to a temporary file beside it and renamed over
 // its name, so a crash leaves the old object or the new one (the log engine's
-// crash rule); with `sync`, the file is synced before the rename and the
-// directories it changed at sync().
+// crash rule). With `sync` the renames wait for publish(), which syncs the
+// file system once (syncfs: one device flush for every object of the flush,
+// where a sync per object would cost one each), renames, and syncs again for
+// the renames.
 #pragma once
 
 #include <set>
@@ -19,7 +21,7 @@ class DirectoryStore : public ObjectStore {
   std::string describe() const override { return "directory '" + root_ + "'"; }
   std::optional<std::vector<unsigned char>> get(const std::string& key) override;
   void put(const std::string& key, const void* data, std::size_t size) override;
-  void sync() override;
+  void publish() override;
   std::vector<std::pair<std::string, uint64_t>> list(const std::string& prefix) override;
   void remove_all(const std::string& prefix) override;
   std::string location_of(const std::string& key) const override { return root_ + "/" + key; }
@@ -33,8 +35,8 @@ class DirectoryStore : public ObjectStore {
   void make_parents(const std::string& path);
   std::string root_;
   bool sync_;
-  std::set<std::string> made_;     // directories known to exist
-  std::set<std::string> changed_;  // directories with entries not yet synced
+  std::set<std::string> made_;  // directories known to exist
+  std::vector<std::pair<std::string, std::string>> unpublished_;  // (temporary, final) paths, with sync
   int writer_;
   uint64_t counter_ = 0;  // for temporary names
 };

@@ -19,10 +19,11 @@ class ObjectStore {
   // The object's bytes; nullopt if there is none. IOError if it cannot be read.
   virtual std::optional<std::vector<unsigned char>> get(const std::string& key) = 0;
   // Writes the object, replacing any: a reader sees the old bytes or the new
-  // ones, never a part. IOError if it cannot be written.
+  // ones, never a part - the new ones at once, or (a store that syncs) from
+  // publish() on. IOError if it cannot be written.
   virtual void put(const std::string& key, const void* data, std::size_t size) = 0;
-  // Makes every put so far survive a power loss (the store's "sync").
-  virtual void sync() = 0;
+  // Every put so far is in place, and - if the store syncs - survives a power loss.
+  virtual void publish() = 0;
   // Every key under `prefix` ("" for all), with its size, in no order.
   virtual std::vector<std::pair<std::string, uint64_t>> list(const std::string& prefix) = 0;
   // Removes every object under `prefix` ("" for the whole store).

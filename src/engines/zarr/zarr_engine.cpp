@@ -146,9 +146,11 @@ void read_local(ZarrFile& f, const std::string& path, const Selection& sel, void
   });
 }
 
-// Collective: the chunks, then (rank 0) the metadata that changed, then -
-// for a durable flush - every rank makes what it wrote durable.
-void flush_file(ZarrFile& f, bool durable) {
+// Collective: the chunks, then (rank 0) the metadata that changed, then
+// every rank puts what it wrote in place - with `sync` durably, at every
+// flush: an object replaced in place before its bytes are on storage could
+// lose the old bytes to a power cut, and other ranks read what is in place.
+void flush_file(ZarrFile& f) {
   if (!f.writable()) return;
   write_pending_chunks(f);
   mpi::CaughtError error;
@@ -160,7 +162,7 @@ void flush_file(ZarrFile& f, bool durable) {
       }
     });
   f.dirty.clear();
-  if (durable && error.code == 0) error.run([&] { f.store->sync(); });
+  if (error.code == 0) error.run([&] { f.store->publish(); });
   mpi::share_first_error(f.comm, f.rank, error);
 }
 
@@ -244,11 +246,11 @@ class ZarrEngine : public engine::Engine {
   }
 
   engine::RequestPtr flush(FileHandle& fh, engine::FlushLevel level) override {
-    flush_file(cast(fh), level == engine::FlushLevel::Durable);
+    flush_file(cast(fh));  // every flush is durable (with sync): see flush_file
     return nullptr;
   }
 
-  void close(FileHandle& fh) override { flush_file(cast(fh), true); }
+  void close(FileHandle& fh) override { flush_file(cast(fh)); }
 
   engine::Properties describe(FileHandle& fh) override {
     auto& f = cast(fh);
