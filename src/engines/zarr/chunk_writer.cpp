@@ -203,7 +203,7 @@ void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& piec
   chunk.resize(n * es);
   std::optional<std::vector<unsigned char>> old;
   if (!whole) old = f.store->get(key);
-  if (old) a.codecs.decode(*old, chunk.data(), chunk.size(), "chunk '" + key + "' of " + f.where());
+  if (old) a.decode_chunk(*old, chunk.data(), "chunk '" + key + "' of " + f.where());
   else if (!(whole && inside == n)) fill_elements(chunk.data(), n, a);
   std::sort(pieces.begin(), pieces.end(),
             [](const Piece* x, const Piece* y) { return std::tie(x->from, x->order) < std::tie(y->from, y->order); });
@@ -211,7 +211,7 @@ void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& piec
     for_each_row(p->part(), a.chunk_shape, p->mem, [&](uint64_t at, uint64_t mem, uint64_t k) {
       std::memcpy(chunk.data() + at * es, p->data + mem * es, k * es);
     });
-  a.codecs.encode_in_place(chunk);
+  a.encode_chunk(chunk);
   f.store->put(key, chunk.data(), chunk.size());
 }
 

@@ -5,6 +5,7 @@ namespace h5loom::zarr {
 Settings Settings::from(engine::Knobs& k) {
   Settings s;
   s.chunk_target_bytes = k.get<uint64_t>("chunk_target_bytes", s.chunk_target_bytes);
+  s.shard_target_bytes = k.get<uint64_t>("shard_target_bytes", s.shard_target_bytes);
   s.compressor = k.choice("compressor", s.compressor, {"none", "zstd"});
   s.zstd_level = k.get<int>("zstd_level", s.zstd_level);
   if (s.zstd_level < -7 || s.zstd_level > 22)

@@ -15,6 +15,9 @@ struct Settings {
   // HDF5 DAOS connector's rule and default, HDF5_DAOS_CHUNK_TARGET_SIZE). 0:
   // one chunk per dataset, as large as the dataset (or its first extent).
   uint64_t chunk_target_bytes = 1 * MiB;
+  // Chunks smaller than half of this are stored in shards of about this many
+  // bytes (Zarr's sharding_indexed codec): one object per shard. 0: no shards.
+  uint64_t shard_target_bytes = 1 * MiB;
   // The bytes-to-bytes codec of new arrays: "none" or "zstd".
   std::string compressor = "none";
   int zstd_level = 3;

@@ -139,7 +139,7 @@ void read_local(ZarrFile& f, const std::string& path, const Selection& sel, void
       for_each_row(part, a.chunk_shape, mem, [&](uint64_t, uint64_t m, uint64_t n) { fill_elements(dst + m * es, n, a); });
       return;
     }
-    a.codecs.decode(*stored, chunk.data(), chunk.size(), "chunk '" + key + "' of " + f.where());
+    a.decode_chunk(*stored, chunk.data(), "chunk '" + key + "' of " + f.where());
     for_each_row(part, a.chunk_shape, mem, [&](uint64_t at, uint64_t m, uint64_t n) {
       std::memcpy(dst + m * es, chunk.data() + at * es, n * es);
     });
@@ -328,6 +328,7 @@ class ZarrEngine : public engine::Engine {
     } else {
       a.chunk_shape = hdf5lib::auto_chunk_dims(a.shape, a.max_shape, datatype_size(a.dtype), settings_.chunk_target_bytes);
     }
+    shard(a);
     f.add_node(path, std::move(n));
     f.dirty.insert(path);
   }
@@ -340,7 +341,7 @@ class ZarrEngine : public engine::Engine {
     info.shape = a.shape;
     info.max_shape = a.max_shape;
     info.layout = a.layout;
-    if (a.layout == Layout::Chunked) info.chunks = a.chunk_shape;
+    if (a.layout == Layout::Chunked) info.chunks = a.logical_chunks();
     info.fill = a.fill;
     return info;
   }
@@ -420,6 +421,24 @@ class ZarrEngine : public engine::Engine {
 
  private:
   static ZarrFile& cast(FileHandle& fh) { return static_cast<ZarrFile&>(fh); }
+
+  // Small chunks are stored in shards of about shard_target_bytes: shards
+  // are whole numbers of chunks, chosen by the automatic chunking rule over
+  // the grid of chunks (its "elements" a chunk each).
+  void shard(ArrayMeta& a) const {
+    const uint64_t chunk_bytes = a.chunk_bytes();
+    if (settings_.shard_target_bytes == 0 || 2 * chunk_bytes > settings_.shard_target_bytes) return;
+    Dims grid, grid_max;
+    for (std::size_t d = 0; d < a.shape.size(); ++d) {
+      const uint64_t c = a.chunk_shape[d];
+      grid.push_back((a.shape[d] + c - 1) / c);
+      grid_max.push_back(a.max_shape[d] == kUnlimited ? kUnlimited : (a.max_shape[d] + c - 1) / c);
+    }
+    const Dims per_shard = hdf5lib::auto_chunk_dims(grid, grid_max, chunk_bytes, settings_.shard_target_bytes);
+    if (product(per_shard) < 2) return;
+    a.sharding.inner = a.chunk_shape;
+    for (std::size_t d = 0; d < a.shape.size(); ++d) a.chunk_shape[d] *= per_shard[d];
+  }
 
   // Names a Zarr store cannot hold: "zarr.json" would be the metadata of the group it is in.
   static void check_name(const ZarrFile& f, const std::string& path) {

@@ -146,6 +146,18 @@ Dims dims_from(const Json& j, const std::string& what, const std::string& where)
 
 }  // namespace
 
+void ArrayMeta::encode_chunk(std::vector<unsigned char>& bytes) const {
+  if (sharding.on()) encode_shard(sharding, codecs, chunk_shape, datatype_size(dtype), bytes);
+  else codecs.encode_in_place(bytes);
+}
+
+void ArrayMeta::decode_chunk(const std::vector<unsigned char>& stored, unsigned char* raw, const std::string& what) const {
+  if (sharding.on())
+    decode_shard(sharding, codecs, chunk_shape, datatype_size(dtype), stored, raw, fill.empty() ? nullptr : fill.data(),
+                 what);
+  else codecs.decode(stored, raw, chunk_bytes(), what);
+}
+
 std::string zarr_type_name(const Datatype& t) { return t.is_scalar() ? scalar_name(t.scalar()) : std::string(); }
 
 std::string encode_node(const Node& node, bool root) {
@@ -167,7 +179,7 @@ std::string encode_node(const Node& node, bool root) {
     j["chunk_key_encoding"] = {{"name", "default"}, {"configuration", {{"separator", "/"}}}};
     std::vector<unsigned char> zero(datatype_size(a.dtype), 0);
     j["fill_value"] = number_json(a.dtype.scalar(), a.fill.empty() ? zero.data() : a.fill.data());
-    j["codecs"] = a.codecs.to_json();
+    j["codecs"] = a.sharding.on() ? a.sharding.to_json(a.codecs) : a.codecs.to_json();
     j["storage_transformers"] = Json::array();
     if (a.max_shape != a.shape) mine["max_shape"] = dims_json(a.max_shape);
     if (a.layout == Layout::Contiguous) mine["layout"] = "contiguous";
@@ -256,7 +268,14 @@ Node decode_node(const std::string& text, const std::string& where) {
     if (!mine.value("fill", false) && std::all_of(a.fill.begin(), a.fill.end(), [](unsigned char b) { return b == 0; }))
       a.fill.clear();  // zero, as h5loom says it when nobody gave one
     try {
-      a.codecs = Codecs::from_json(j.value("codecs", Json()), datatype_size(a.dtype), where);
+      const Json codecs = j.value("codecs", Json());
+      if (codecs.is_array() && !codecs.empty() && codecs[0].is_object() && codecs[0].value("name", "") == "sharding_indexed")
+        a.sharding = Sharding::from_json(codecs, datatype_size(a.dtype), a.codecs, where);
+      else
+        a.codecs = Codecs::from_json(codecs, datatype_size(a.dtype), where);
+      if (a.sharding.on() && a.sharding.inner.size() != a.chunk_shape.size())
+        throw CorruptionError(where + ": inner chunks " + dims_to_string(a.sharding.inner) + " for shards " +
+                              dims_to_string(a.chunk_shape));
     } catch (const Error& e) {
       if (a.unsupported.empty()) a.unsupported = e.what();
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engines/zarr/codecs.hpp"
+#include "engines/zarr/sharding.hpp"
 #include "h5loom/engine_plugin.hpp"
 #include "h5loom/types.hpp"
 
@@ -25,15 +26,22 @@ constexpr int kFormatVersion = 1;  // of what h5loom keeps under kH5loomKey (doc
 struct ArrayMeta {
   Datatype dtype = Datatype::Float64;
   Dims shape, max_shape;  // max_shape: kUnlimited where a dimension may grow without bound
-  Dims chunk_shape;       // the stored chunks (zarr's regular chunk grid)
+  Dims chunk_shape;       // the stored chunks (zarr's regular chunk grid): shards, if sharded
   Layout layout = Layout::Chunked;  // what the program asked for (contiguous datasets are chunked too)
   std::vector<unsigned char> fill;  // one element; empty: zero
-  Codecs codecs;
+  Codecs codecs;      // of each chunk (each inner chunk, if sharded)
+  Sharding sharding;  // inner chunks, if the stored chunks are shards
   // Why h5loom cannot read or write this array's elements (a data type or
   // codec it does not know); empty if it can. Raised when the data is used.
   std::string unsupported;
 
   uint64_t chunk_bytes() const { return product(chunk_shape) * datatype_size(dtype); }
+  // The chunks the program sees: the inner ones if sharded.
+  const Dims& logical_chunks() const { return sharding.on() ? sharding.inner : chunk_shape; }
+  // A stored chunk (a shard, if sharded) from its dense elements in `bytes`, in place.
+  void encode_chunk(std::vector<unsigned char>& bytes) const;
+  // A stored chunk's dense elements into `raw` (chunk_bytes()); CorruptionError naming `what`.
+  void decode_chunk(const std::vector<unsigned char>& stored, unsigned char* raw, const std::string& what) const;
 };
 
 struct Node {

@@ -80,11 +80,14 @@ def expected(n):
 
 
 @pytest.fixture(scope="module", params=[(1, "zarr"), (2, "zarr"), (4, "zarr"),
-                                        (2, '{"engine": "zarr", "zarr": {"compressor": "zstd", "chunk_target_bytes": 256}}')],
-                ids=["np1", "np2", "np4", "np2-zstd-small-chunks"])
+                                        (2, '{"engine": "zarr", "zarr": {"compressor": "zstd", "chunk_target_bytes": 256, '
+                                            '"shard_target_bytes": 0}}'),
+                                        (4, '{"engine": "zarr", "zarr": {"compressor": "zstd", "chunk_target_bytes": 256, '
+                                            '"shard_target_bytes": 4096}}')],
+                ids=["np1", "np2", "np4", "np2-zstd-small-chunks", "np4-zstd-shards"])
 def store(request, tmp_path_factory):
     n, engine = request.param
-    d = tmp_path_factory.mktemp(f"zarr{n}")
+    d = tmp_path_factory.mktemp(f"zarr{n}" + ("-shards" if '"shard_target_bytes": 4096' in engine else ""))
     run_h5loom(f"ENGINE = {engine!r}\nTYPES = {TYPES!r}\n" + WRITER, n, d)
     return d / "out.zarr", n
 
@@ -151,13 +154,27 @@ else:
 
 def test_store_layout_is_plain_zarr_v3(store):
     path, n = store
+    if "shards" in str(path.parent):  # the same, in shards: one object holds many chunks
+        x = json.loads((path / "x" / "zarr.json").read_text())
+        assert x["codecs"][0]["name"] == "sharding_indexed", x["codecs"]
+        assert x["codecs"][0]["configuration"]["index_codecs"][-1]["name"] == "crc32c"
+        return
     root = json.loads((path / "zarr.json").read_text())
     assert root["zarr_format"] == 3 and root["node_type"] == "group"
     assert root["attributes"]["_h5loom"]["engine"] == "zarr"
     t = json.loads((path / "grid" / "t" / "zarr.json").read_text())
-    assert t["chunk_grid"]["configuration"]["chunk_shape"] == [5, 7]
-    assert [c["name"] for c in t["codecs"]][-1] == "crc32c"
-    assert (path / "grid" / "t" / "c" / "0" / "0").is_file()
+    files = sorted(p.relative_to(path / "grid" / "t").as_posix() for p in (path / "grid" / "t" / "c").rglob("*")
+                   if p.is_file())
+    if t["codecs"][0]["name"] == "sharding_indexed":  # its 140-byte chunks in shards (1 MiB): one object here
+        assert t["codecs"][0]["configuration"]["chunk_shape"] == [5, 7]
+        assert [c["name"] for c in t["codecs"][0]["configuration"]["codecs"]][-1] == "crc32c"
+        assert files == ["c/0/0"]
+    else:  # shard_target_bytes 0: a chunk per object
+        assert t["chunk_grid"]["configuration"]["chunk_shape"] == [5, 7]
+        assert [c["name"] for c in t["codecs"]][-1] == "crc32c"
+        assert "c/0/0" in files and len(files) == ((8 * n + 4) // 5) * 5
+    x = json.loads((path / "x" / "zarr.json").read_text())  # 1 MiB chunks: no shards
+    assert [c["name"] for c in x["codecs"]] == ["bytes", "crc32c"] or [c["name"] for c in x["codecs"]] == ["bytes", "zstd", "crc32c"]
     assert not list(path.rglob("*.tmp-*"))  # no temporary object left behind
 
 
@@ -191,8 +208,23 @@ def test_the_h5loom_command_lists_verifies_and_converts_both_ways(store, tmp_pat
 
 def test_a_damaged_chunk_is_an_error_never_wrong_values(tmp_path):
     run_h5loom(r'''
-with h5loom.File("d.zarr", "w", engine="zarr") as f:
+with h5loom.File("d.zarr", "w", engine={"engine": "zarr", "zarr": {"shard_target_bytes": 0}}) as f:
     f.create_dataset("v", shape=(1000,), dtype="f8", chunks=(250,))[...] = np.arange(1000.0)
+with h5loom.File("s.zarr", "w", engine="zarr") as f:   # the same chunks, in one shard
+    f.create_dataset("v", shape=(1000,), dtype="f8", chunks=(250,))[...] = np.arange(1000.0)
+''', 1, tmp_path)
+    shard = tmp_path / "s.zarr" / "v" / "c" / "0"
+    damaged = bytearray(shard.read_bytes())
+    damaged[2 * 2000 + 100] ^= 0x40  # in the third inner chunk
+    shard.write_bytes(bytes(damaged))
+    run_h5loom(r'''
+f = h5loom.File("s.zarr", "r", engine="zarr")
+try:
+    f["v"][...]
+except h5loom.CorruptionError as e:
+    assert "inner chunk 2" in str(e) and "CRC32C" in str(e), str(e)
+else:
+    raise AssertionError("a damaged inner chunk was read")
 ''', 1, tmp_path)
     chunk = tmp_path / "d.zarr" / "v" / "c" / "2"
     damaged = bytearray(chunk.read_bytes())
