@@ -44,12 +44,20 @@ int sync_file_system(const std::string& dir) {
 DirectoryStore::DirectoryStore(std::string root, bool sync, int writer)
     : root_(std::move(root)), sync_(sync), writer_(writer) {}
 
-DirectoryStore::Found DirectoryStore::look(const std::string& root) {
+ObjectStore::Found DirectoryStore::look() {
   std::error_code ec;
-  auto st = fs::status(root, ec);
+  auto st = fs::status(root_, ec);
   if (ec || st.type() == fs::file_type::not_found) return Found::Nothing;
-  if (st.type() != fs::file_type::directory) return Found::NotADirectory;
-  return fs::exists(root + "/zarr.json", ec) ? Found::Store : Found::OtherDirectory;
+  if (st.type() != fs::file_type::directory) return Found::NotAStore;
+  if (fs::exists(root_ + "/zarr.json", ec)) return Found::Store;
+  return fs::is_empty(root_, ec) ? Found::Nothing : Found::Other;
+}
+
+void DirectoryStore::make_root() {
+  std::error_code ec;
+  if (fs::exists(root_, ec) && !fs::is_directory(root_, ec)) fs::remove(root_, ec);  // a file in the way: replaced
+  fs::create_directories(root_, ec);
+  if (ec) throw IOError("cannot create Zarr store '" + root_ + "': " + ec.message());
 }
 
 std::optional<std::vector<unsigned char>> DirectoryStore::get(const std::string& key) {

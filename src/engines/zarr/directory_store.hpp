@@ -25,11 +25,8 @@ class DirectoryStore : public ObjectStore {
   std::vector<std::pair<std::string, uint64_t>> list(const std::string& prefix) override;
   void remove_all(const std::string& prefix) override;
   std::string location_of(const std::string& key) const override { return root_ + "/" + key; }
-
-  // What is at `root`: nothing, a directory holding a Zarr store (a
-  // zarr.json), another directory, or something else (a file).
-  enum class Found { Nothing, Store, OtherDirectory, NotADirectory };
-  static Found look(const std::string& root);
+  Found look() override;
+  void make_root() override;
 
  private:
   void make_parents(const std::string& path);

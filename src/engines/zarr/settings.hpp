@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engines/zarr/s3_store.hpp"
 #include "h5loom/engine_plugin.hpp"
 
 namespace h5loom::zarr {
@@ -24,6 +25,8 @@ struct Settings {
   // Make every object durable before its flush returns (fdatasync before the
   // rename, then the directories), as the log engine syncs its commits.
   bool sync = true;
+  // Stores at "s3://bucket/prefix" (docs/engines/zarr.md, "Stores").
+  S3Config s3;
 
   static Settings from(engine::Knobs& k);
 };

@@ -14,6 +14,15 @@ namespace h5loom::zarr {
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
+
+  // What is there: nothing (or an empty directory), a Zarr store (a root
+  // zarr.json), other objects or files, or something that cannot hold a
+  // store (a regular file where the directory would be).
+  enum class Found { Nothing, Store, Other, NotAStore };
+  virtual Found look() = 0;
+  // Makes the store's root exist (a directory; nothing for a bucket), a
+  // file in the way replaced.
+  virtual void make_root() = 0;
   // "directory '/scratch/run.zarr'", for messages.
   virtual std::string describe() const = 0;
   // The object's bytes; nullopt if there is none. IOError if it cannot be read.

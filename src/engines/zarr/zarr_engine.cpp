@@ -10,6 +10,7 @@
 #include "engines/zarr/chunk_grid.hpp"
 #include "engines/zarr/chunk_writer.hpp"
 #include "engines/zarr/directory_store.hpp"
+#include "engines/zarr/s3_store.hpp"
 #include "engines/zarr/zarr_file.hpp"
 #include "hdf5lib/chunking.hpp"
 #include "h5loom/engine_plugin.hpp"
@@ -70,26 +71,30 @@ std::vector<std::string> members(const ZarrFile& f, const std::string& g) {
   return out;
 }
 
-// Rank 0's part of opening: prepares the directory (create modes) or reads
-// every zarr.json (open modes), as a JSON object {path: zarr.json text}.
-std::string prepare(const std::string& path, OpenMode mode, DirectoryStore& store) {
-  const auto found = DirectoryStore::look(path);
-  if (mode == OpenMode::CreateExclusive && found != DirectoryStore::Found::Nothing)
+// The store at `location`: an S3 bucket for "s3://bucket/prefix", else a directory.
+std::unique_ptr<ObjectStore> make_store(const std::string& location, const Settings& s, int writer) {
+  if (S3Store::is_url(location)) return std::make_unique<S3Store>(location, s.s3);
+  return std::make_unique<DirectoryStore>(location, s.sync, writer);
+}
+
+// Rank 0's part of opening: prepares the store (create modes) or reads every
+// zarr.json (open modes), as a JSON object {path: zarr.json text}.
+std::string prepare(const std::string& path, OpenMode mode, ObjectStore& store) {
+  using Found = ObjectStore::Found;
+  const Found found = store.look();
+  if (mode == OpenMode::CreateExclusive && found != Found::Nothing)
     throw ExistsError("cannot create Zarr store '" + path + "' exclusively: it exists");
   if (mode == OpenMode::Create || mode == OpenMode::CreateExclusive) {
-    std::error_code ec;
-    if (found == DirectoryStore::Found::NotADirectory) fs::remove(path, ec);  // a file in the way: replaced
-    if (found == DirectoryStore::Found::OtherDirectory && !fs::is_empty(path, ec))
-      throw UsageError("cannot create Zarr store '" + path +
-                       "': it is a directory holding files but no zarr.json, which h5loom will not empty");
-    if (found == DirectoryStore::Found::Store) store.remove_all("");
-    fs::create_directories(path, ec);
-    if (ec) throw IOError("cannot create Zarr store '" + path + "': " + ec.message());
+    if (found == Found::Other)
+      throw UsageError("cannot create Zarr store '" + path + "': " + store.describe() +
+                       " holds objects but no zarr.json, which h5loom will not remove");
+    if (found == Found::Store) store.remove_all("");
+    store.make_root();
     return "{}";
   }
-  if (found == DirectoryStore::Found::Nothing) throw NotFoundError("cannot open Zarr store '" + path + "': it does not exist");
-  if (found != DirectoryStore::Found::Store)
-    throw ConfigError("'" + path + "' is not a Zarr store (a directory with a zarr.json); open it with its own engine");
+  if (found == Found::Nothing) throw NotFoundError("cannot open Zarr store '" + path + "': it does not exist");
+  if (found != Found::Store)
+    throw ConfigError("'" + path + "' is not a Zarr store (no zarr.json at its root); open it with its own engine");
   Json texts = Json::object();
   for (const auto& [key, size] : store.list("")) {
     const std::string name = fs::path(key).filename().string();
@@ -179,9 +184,9 @@ class ZarrEngine : public engine::Engine {
   // ---- storage ----
   engine::Claim probe(const std::string& location) const noexcept override {
     try {
-      if (DirectoryStore::look(location) != DirectoryStore::Found::Store) return engine::Claim::No;
-      DirectoryStore store(location, false, 0);
-      auto root = store.get("zarr.json");
+      auto store = make_store(location, settings_, 0);
+      if (store->look() != ObjectStore::Found::Store) return engine::Claim::No;
+      auto root = store->get("zarr.json");
       if (!root) return engine::Claim::No;
       const std::string text(root->begin(), root->end());
       if (is_h5loom_root(text)) return engine::Claim::Mine;
@@ -193,20 +198,24 @@ class ZarrEngine : public engine::Engine {
   }
 
   std::vector<engine::StoragePiece> storage(const std::string& location) const override {
-    if (DirectoryStore::look(location) != DirectoryStore::Found::Store) return {};
-    DirectoryStore store(location, false, 0);
+    auto store = make_store(location, settings_, 0);
+    if (store->look() != ObjectStore::Found::Store) return {};
     std::vector<engine::StoragePiece> out;
-    for (const auto& [key, size] : store.list("")) out.push_back({store.location_of(key), size});
+    for (const auto& [key, size] : store->list("")) out.push_back({store->location_of(key), size});
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.location < b.location; });
     return out;
   }
 
   void remove(const std::string& location) const override {
-    if (DirectoryStore::look(location) != DirectoryStore::Found::Store)
+    auto store = make_store(location, settings_, 0);
+    if (store->look() != ObjectStore::Found::Store)
       throw NotFoundError("cannot remove Zarr store '" + location + "': nothing is there");
-    std::error_code ec;
-    fs::remove_all(location, ec);
-    if (ec) throw IOError("cannot remove Zarr store '" + location + "': " + ec.message());
+    store->remove_all("");
+    if (!S3Store::is_url(location)) {  // the emptied directory too
+      std::error_code ec;
+      fs::remove(location, ec);
+      if (ec) throw IOError("cannot remove Zarr store '" + location + "': " + ec.message());
+    }
   }
 
   // ---- open files ----
@@ -218,11 +227,12 @@ class ZarrEngine : public engine::Engine {
     MPI_Comm_dup(comm, &f->comm);
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
-    auto store = std::make_unique<DirectoryStore>(location, settings_.sync, f->rank);
     mpi::CaughtError error;
+    std::unique_ptr<ObjectStore> store;
+    error.run([&] { store = make_store(location, settings_, f->rank); });
     std::string texts;
-    if (f->rank == 0) error.run([&] { texts = prepare(location, mode, *store); });
-    mpi::share_error(f->comm, 0, error);
+    if (f->rank == 0 && error.code == 0) error.run([&] { texts = prepare(location, mode, *store); });
+    mpi::share_first_error(f->comm, f->rank, error);
     texts = mpi::bcast_string(f->comm, 0, texts);
     f->store = std::move(store);
     const Json all = Json::parse(texts);
