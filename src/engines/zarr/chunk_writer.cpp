@@ -41,6 +41,7 @@ std::vector<Piece> cut_into_pieces(const ZarrFile& f) {
   std::vector<Piece> out;
   for (std::size_t i = 0; i < f.pending.size(); ++i) {
     const engine::Write& w = f.pending[i];
+    if (w.elements == 0) continue;
     const uint32_t ds = f.dataset_ids.at(w.dataset);
     const ArrayMeta& a = array_of(f, ds);
     const auto slices = slice_by_chunks(w.selection, a.shape, a.chunk_shape);
@@ -76,13 +77,21 @@ std::map<ChunkId, int> agree_on_owners(const ZarrFile& f, const std::vector<Piec
     words.insert(words.end(), id.second.begin(), id.second.end());
     words.push_back(n);
   }
-  int count = int(words.size());
+  uint64_t count = words.size();
+  std::vector<uint64_t> counts64(std::size_t(f.size));
+  MPI_Allgather(&count, 1, MPI_UINT64_T, counts64.data(), 1, MPI_UINT64_T, f.comm);
+  uint64_t sum = 0;
+  for (uint64_t c : counts64) sum += c;
+  if (sum > uint64_t(INT_MAX))  // every rank sees the same counts: every rank raises
+    throw UsageError(f.where() + ": one flush touches too many chunks to agree on their owners (" +
+                     std::to_string(sum / 4) + " or so); flush more often");
   std::vector<int> counts(std::size_t(f.size)), displs(std::size_t(f.size));
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, f.comm);
   int total = 0;
-  for (int r = 0; r < f.size; ++r) displs[std::size_t(r)] = total, total += counts[std::size_t(r)];
+  for (int r = 0; r < f.size; ++r)
+    counts[std::size_t(r)] = int(counts64[std::size_t(r)]), displs[std::size_t(r)] = total, total += counts[std::size_t(r)];
   std::vector<uint64_t> all(std::size_t(std::max(total, 1)));
-  MPI_Allgatherv(words.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, f.comm);
+  MPI_Allgatherv(words.data(), int(count), MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T,
+                 f.comm);
   std::map<ChunkId, std::pair<int, uint64_t>> best;
   for (int r = 0; r < f.size; ++r) {
     const uint64_t* w = all.data() + displs[std::size_t(r)];
@@ -217,8 +226,7 @@ void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& piec
 
 }  // namespace
 
-void write_pending_chunks(ZarrFile& f) {
-  mpi::CaughtError error;
+void write_pending_chunks(ZarrFile& f, mpi::CaughtError& error) {
   std::vector<Piece> mine;
   error.run([&] { mine = cut_into_pieces(f); });
   const std::map<ChunkId, int> owners = agree_on_owners(f, mine);
@@ -241,10 +249,28 @@ void write_pending_chunks(ZarrFile& f) {
   MPI_Allreduce(&too_much, &any_too_much, 1, MPI_INT, MPI_MAX, f.comm);
   if (any_too_much) {
     f.pending.clear();
-    throw UsageError(f.where() + ": more than 2 GiB of one rank's writes go to other ranks' chunks in one flush; "
-                     "flush more often");
+    if (error.code == 0)
+      error.run([&] {
+        throw UsageError(f.where() + ": more than 2 GiB of one rank's writes go to other ranks' chunks in one "
+                         "flush; flush more often");
+      });
+    return;
   }
-  std::vector<unsigned char> send(sent), recv(received);
+  // The buffers, agreed on before the exchange: a rank that cannot have them must not leave the others in it.
+  std::vector<unsigned char> send, recv;
+  int allocated = 1, all_allocated = 0;
+  try {
+    send.resize(sent), recv.resize(received);
+  } catch (const std::bad_alloc&) {
+    allocated = 0;
+    if (error.code == 0)
+      error.run([&] { throw IOError(f.where() + ": no memory for the chunk exchange of this flush"); });
+  }
+  MPI_Allreduce(&allocated, &all_allocated, 1, MPI_INT, MPI_MIN, f.comm);
+  if (!all_allocated) {
+    f.pending.clear();
+    return;
+  }
   std::vector<int> scounts(std::size_t(f.size)), sdispls(std::size_t(f.size)), rcounts(std::size_t(f.size)),
       rdispls(std::size_t(f.size));
   for (int r = 0, s = 0, q = 0; r < f.size; ++r) {
@@ -270,7 +296,6 @@ void write_pending_chunks(ZarrFile& f) {
     for (auto& [id, pieces] : chunks) write_chunk(f, id, pieces, scratch);
   });
   f.pending.clear();
-  mpi::share_first_error(f.comm, f.rank, error);
 }
 
 }  // namespace h5loom::zarr

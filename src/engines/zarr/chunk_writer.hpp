@@ -7,12 +7,14 @@
 // value). docs/engines/zarr.md, "Parallel writes".
 #pragma once
 
+#include "core/mpi_util.hpp"
 #include "engines/zarr/zarr_file.hpp"
 
 namespace h5loom::zarr {
 
-// Collective. Writes the chunks of every write in f.pending and clears it.
-// Errors are raised on every rank (the lowest failing rank's).
-void write_pending_chunks(ZarrFile& f);
+// Collective. Writes the chunks of every write in f.pending (their objects
+// reach the store, to be published by the caller) and clears it. Never
+// raises: this rank's first error goes into `error`, for the caller to agree on.
+void write_pending_chunks(ZarrFile& f, mpi::CaughtError& error);
 
 }  // namespace h5loom::zarr

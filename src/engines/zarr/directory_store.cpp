@@ -122,12 +122,12 @@ void DirectoryStore::put(const std::string& key, const void* data, std::size_t s
     ::unlink(tmp.c_str());
     throw IOError("cannot write '" + tmp + "': " + reason(err));
   }
-  if (sync_) return unpublished_.emplace_back(tmp, path), void();
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw IOError("cannot put '" + path + "' in place: " + reason(err));
-  }
+  unpublished_.emplace_back(tmp, path);  // renamed at publish()
+}
+
+void DirectoryStore::discard() {
+  for (const auto& [tmp, path] : unpublished_) ::unlink(tmp.c_str());
+  unpublished_.clear();
 }
 
 void DirectoryStore::publish() {
@@ -137,7 +137,7 @@ void DirectoryStore::publish() {
   auto drop = [&](std::size_t from) {  // temporary files that will not be put in place
     for (std::size_t i = from; i < objects.size(); ++i) ::unlink(objects[i].first.c_str());
   };
-  if (int err = sync_file_system(root_)) {
+  if (int err = sync_ ? sync_file_system(root_) : 0) {
     drop(0);
     throw IOError("cannot sync " + describe() + " to storage: " + reason(err));
   }
@@ -147,7 +147,8 @@ void DirectoryStore::publish() {
       drop(i);
       throw IOError("cannot put '" + objects[i].second + "' in place: " + reason(err));
     }
-  if (int err = sync_file_system(root_)) throw IOError("cannot sync " + describe() + " to storage: " + reason(err));
+  if (int err = sync_ ? sync_file_system(root_) : 0)
+    throw IOError("cannot sync " + describe() + " to storage: " + reason(err));
 }
 
 std::vector<std::pair<std::string, uint64_t>> DirectoryStore::list(const std::string& prefix) {

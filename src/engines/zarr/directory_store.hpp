@@ -1,10 +1,11 @@
 // A Zarr store in a local directory: one file per object, under the key's
 // path. An object is written to a temporary file beside it and renamed over
 // its name, so a crash leaves the old object or the new one (the log engine's
-// crash rule). With `sync` the renames wait for publish(), which syncs the
-// file system once (syncfs: one device flush for every object of the flush,
-// where a sync per object would cost one each), renames, and syncs again for
-// the renames.
+// crash rule). The renames wait for publish(), at the end of the flush, so
+// that a flush that fails puts nothing in place (discard()); with `sync`,
+// publish() syncs the file system first (syncfs: one device flush for every
+// object of the flush, where a sync per object would cost one each), renames,
+// and syncs again for the renames.
 #pragma once
 
 #include <set>
@@ -22,6 +23,7 @@ class DirectoryStore : public ObjectStore {
   std::optional<std::vector<unsigned char>> get(const std::string& key) override;
   void put(const std::string& key, const void* data, std::size_t size) override;
   void publish() override;
+  void discard() override;
   std::vector<std::pair<std::string, uint64_t>> list(const std::string& prefix) override;
   void remove_all(const std::string& prefix) override;
   std::string location_of(const std::string& key) const override { return root_ + "/" + key; }
@@ -33,7 +35,7 @@ class DirectoryStore : public ObjectStore {
   std::string root_;
   bool sync_;
   std::set<std::string> made_;  // directories known to exist
-  std::vector<std::pair<std::string, std::string>> unpublished_;  // (temporary, final) paths, with sync
+  std::vector<std::pair<std::string, std::string>> unpublished_;  // (temporary, final) paths
   int writer_;
   uint64_t counter_ = 0;  // for temporary names
 };

@@ -159,6 +159,9 @@ S3Store::Response S3Store::request(const std::string& method, const std::string&
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &r.headers);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+    // A stalled transfer fails (and is tried again) instead of holding its rank, and every rank, in the flush.
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
     struct curl_slist* headers = nullptr;
     // The payload is signed (curl hashes the body it sends).
     if (!token_.empty()) headers = curl_slist_append(headers, ("x-amz-security-token: " + token_).c_str());
@@ -254,8 +257,9 @@ std::vector<std::pair<std::string, uint64_t>> S3Store::list(const std::string& p
   std::vector<std::pair<std::string, uint64_t>> out;
   std::string token;
   for (;;) {
+    // Parameters in name order: libcurl before 8.1 signs the query as given (curl issue 9717).
     std::string query = "list-type=2&prefix=" + encode_query_value(prefix_ + prefix);
-    if (!token.empty()) query += "&continuation-token=" + encode_query_value(token);
+    if (!token.empty()) query = "continuation-token=" + encode_query_value(token) + "&" + query;
     Response r = request("GET", "", query, nullptr, 0, "listing '" + url_ + "'");  // the bucket's URL
     if (r.status == 404) return out;  // no bucket: no objects
     if (r.status != 200)

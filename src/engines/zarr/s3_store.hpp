@@ -30,6 +30,7 @@ class S3Store : public ObjectStore {
   std::optional<std::vector<unsigned char>> get(const std::string& key) override;
   void put(const std::string& key, const void* data, std::size_t size) override;
   void publish() override {}
+  void discard() override {}  // a PUT is in place when it returns
   std::vector<std::pair<std::string, uint64_t>> list(const std::string& prefix) override;
   void remove_all(const std::string& prefix) override;
   std::string location_of(const std::string& key) const override;

@@ -28,11 +28,13 @@ class ObjectStore {
   // The object's bytes; nullopt if there is none. IOError if it cannot be read.
   virtual std::optional<std::vector<unsigned char>> get(const std::string& key) = 0;
   // Writes the object, replacing any: a reader sees the old bytes or the new
-  // ones, never a part - the new ones at once, or (a store that syncs) from
-  // publish() on. IOError if it cannot be written.
+  // ones, never a part - the new ones from publish() on (or at once, in a
+  // store whose writes cannot be held back: S3). IOError if it cannot be written.
   virtual void put(const std::string& key, const void* data, std::size_t size) = 0;
   // Every put so far is in place, and - if the store syncs - survives a power loss.
   virtual void publish() = 0;
+  // Drops every put not yet in place (a flush that failed on some rank).
+  virtual void discard() = 0;
   // Every key under `prefix` ("" for all), with its size, in no order.
   virtual std::vector<std::pair<std::string, uint64_t>> list(const std::string& prefix) = 0;
   // Removes every object under `prefix` ("" for the whole store).

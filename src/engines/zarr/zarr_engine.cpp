@@ -130,6 +130,7 @@ const ArrayMeta& readable_array(ZarrFile& f, const std::string& path) {
 // This rank's read: every chunk the selection touches, decoded once.
 void read_local(ZarrFile& f, const std::string& path, const Selection& sel, void* out) {
   const ArrayMeta& a = readable_array(f, path);
+  if (sel.num_elements(a.shape) == 0) return;  // a rank taking part with nothing to read (0-d arrays too)
   const std::size_t es = datatype_size(a.dtype);
   auto* dst = static_cast<unsigned char*>(out);
   const auto slices = slice_by_chunks(sel, a.shape, a.chunk_shape);
@@ -151,24 +152,30 @@ void read_local(ZarrFile& f, const std::string& path, const Selection& sel, void
   });
 }
 
-// Collective: the chunks, then (rank 0) the metadata that changed, then
-// every rank puts what it wrote in place - with `sync` durably, at every
-// flush: an object replaced in place before its bytes are on storage could
-// lose the old bytes to a power cut, and other ranks read what is in place.
+// Collective: the chunks, then (rank 0) the metadata that changed; then,
+// only if every rank got that far, every rank puts what it wrote in place -
+// with `sync` durably, at every flush: an object replaced in place before its
+// bytes are on storage could lose the old bytes to a power cut, and other
+// ranks read what is in place. If any rank failed, nothing of this flush is
+// put in place (its temporary objects go), the metadata stays to be written
+// at the next flush, and the first failing rank's error is raised everywhere.
 void flush_file(ZarrFile& f) {
   if (!f.writable()) return;
-  write_pending_chunks(f);
   mpi::CaughtError error;
-  if (f.rank == 0)
+  write_pending_chunks(f, error);
+  if (f.rank == 0 && error.code == 0)
     error.run([&] {
       for (const auto& p : f.dirty) {
         const std::string text = encode_node(f.nodes.at(p), p == "/");
         f.store->put(metadata_key(p), text.data(), text.size());
       }
     });
-  f.dirty.clear();
-  if (error.code == 0) error.run([&] { f.store->publish(); });
+  int mine = error.code == 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, f.comm);
+  if (all) error.run([&] { f.store->publish(); });
+  else f.store->discard();
   mpi::share_first_error(f.comm, f.rank, error);
+  f.dirty.clear();
 }
 
 class ZarrEngine : public engine::Engine {

@@ -44,11 +44,21 @@ bool number_from_json(Scalar s, const Json& j, unsigned char* p) {
       else if (j == "-Infinity") d = -std::numeric_limits<double>::infinity();
       else return false;
       v = T(d);
-    } else {
-      if (j.is_number_unsigned()) v = static_cast<T>(j.get<uint64_t>());
-      else if (j.is_number_integer()) v = static_cast<T>(j.get<int64_t>());
-      else if (j.is_boolean()) v = static_cast<T>(j.get<bool>());
-      else return false;
+    } else {  // an integer of this type's range, nothing else (no silent wrapping)
+      using L = std::numeric_limits<T>;
+      if (j.is_number_unsigned()) {
+        const uint64_t u = j.get<uint64_t>();
+        if (u > uint64_t(L::max())) return false;
+        v = static_cast<T>(u);
+      } else if (j.is_number_integer()) {
+        const int64_t i = j.get<int64_t>();
+        if (i < 0 ? (!L::is_signed || i < int64_t(L::min())) : uint64_t(i) > uint64_t(L::max())) return false;
+        v = static_cast<T>(i);
+      } else if (j.is_boolean()) {
+        v = static_cast<T>(j.get<bool>());
+      } else {
+        return false;
+      }
     }
     std::memcpy(p, &v, sizeof(T));
     return true;
@@ -68,7 +78,8 @@ Scalar scalar_of_zarr_name(const std::string& name, bool& known) {
 
 // An attribute's type as kept in _h5loom: "int16" (a scalar), "int16[]" (a list).
 std::string attribute_type(const AttributeValue& v) {
-  if (v.is_string() || v.is_string_array()) return "";
+  if (v.is_string()) return "";
+  if (v.is_string_array()) return "string[]";  // else an empty list would read back as JSON text
   return scalar_name(v.dtype().scalar()) + (v.kind() == AttributeValue::Kind::Array ? "[]" : "");
 }
 
@@ -90,6 +101,11 @@ Json attribute_json(const std::string& name, const AttributeValue& v) {
 // The value of a JSON attribute with the type recorded for it; nullopt if it
 // does not fit that type (another writer changed it: then it is read as JSON).
 std::optional<AttributeValue> attribute_with_type(const Json& j, const std::string& type) {
+  if (type == "string[]") {
+    if (!j.is_array() || !std::all_of(j.begin(), j.end(), [](const Json& e) { return e.is_string(); }))
+      return std::nullopt;
+    return AttributeValue(j.get<std::vector<std::string>>());
+  }
   const bool list = type.size() > 2 && type.compare(type.size() - 2, 2, "[]") == 0;
   bool known = false;
   const Scalar s = scalar_of_zarr_name(list ? type.substr(0, type.size() - 2) : type, known);
@@ -185,15 +201,16 @@ std::string encode_node(const Node& node, bool root) {
     if (a.layout == Layout::Contiguous) mine["layout"] = "contiguous";
     if (!a.fill.empty()) mine["fill"] = true;
   }
-  attrs[kH5loomKey] = mine;
   if (node.original.is_object()) {  // another writer's node: only what h5loom changes
-    mine.erase("version");  // still not h5loom's (decode_node keeps it as it is)
+    // Still not h5loom's: no version (decode_node then keeps it as it is), and only the attribute types.
     if (types.empty()) attrs.erase(kH5loomKey);
+    else attrs[kH5loomKey] = Json{{"attribute_types", types}};
     Json kept = node.original;
     if (node.kind == ObjectKind::Dataset) kept["shape"] = node.array.shape;
     kept["attributes"] = attrs;
     return kept.dump(2) + "\n";
   }
+  attrs[kH5loomKey] = mine;
   j["attributes"] = attrs;
   return j.dump(2) + "\n";
 }
@@ -276,6 +293,7 @@ Node decode_node(const std::string& text, const std::string& where) {
       if (a.sharding.on() && a.sharding.inner.size() != a.chunk_shape.size())
         throw CorruptionError(where + ": inner chunks " + dims_to_string(a.sharding.inner) + " for shards " +
                               dims_to_string(a.chunk_shape));
+      if (a.codecs.big_endian) a.dtype = a.dtype.with_byte_order(ByteOrder::Big);  // stored so: it says so
     } catch (const Error& e) {
       if (a.unsupported.empty()) a.unsupported = e.what();
     }

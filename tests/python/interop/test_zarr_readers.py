@@ -242,3 +242,60 @@ except h5loom.CorruptionError as e:
 else:
     raise AssertionError("a damaged chunk was read")
 ''', 1, tmp_path)
+
+
+def test_a_failed_flush_puts_nothing_in_place(tmp_path):
+    """A flush that fails on one rank leaves none of its objects behind - not
+    even those of the ranks that succeeded, which a later flush would else put
+    over newer ones."""
+    run_h5loom(r'''
+with h5loom.File("f.zarr", "w", engine={"engine": "zarr", "zarr": {"shard_target_bytes": 0}}) as f:
+    f.create_dataset("v", shape=(1000,), dtype="f8", chunks=(250,))[...] = np.zeros(1000)
+''', 1, tmp_path)
+    chunk = tmp_path / "f.zarr" / "v" / "c" / "1"
+    damaged = bytearray(chunk.read_bytes())
+    damaged[10] ^= 0x01
+    chunk.write_bytes(bytes(damaged))
+    run_h5loom(r'''
+import os
+f = h5loom.File("f.zarr", "r+", engine="zarr")
+v = f["v"]
+if f.rank == 0:
+    v[0:250] = np.full(250, 1.0)   # all of chunk 0: this rank owns it in this flush
+else:
+    v[300] = 5.0                   # part of the damaged chunk 1: read first, which fails
+try:
+    f.flush()
+except h5loom.CorruptionError as e:
+    assert "c/1" in str(e), str(e)
+else:
+    raise AssertionError("the flush over a damaged chunk succeeded")
+if f.rank == 1:
+    v[0:250] = np.full(250, 2.0)   # chunk 0 again, now owned by rank 1
+f.flush()
+got = v[0:250]
+assert (got == 2.0).all(), got[:4]  # never the failed flush's 1.0
+f.close()
+leftovers = [os.path.join(r, n) for r, _, ns in os.walk("f.zarr") for n in ns if ".tmp-" in n]
+assert not leftovers, leftovers
+''', 2, tmp_path)
+
+
+def test_other_writers_nodes_stay_theirs_when_h5loom_adds_attributes(tmp_path):
+    path = tmp_path / "theirs.zarr"
+    root = zarr.open_group(str(path), mode="w")
+    root.create_array("flags", data=np.array([True, False, True]), dimension_names=["x"])
+    for session in range(2):  # the second session must still see another writer's node
+        run_h5loom(f"SESSION = {session}\n" + r'''
+f = h5loom.File("theirs.zarr", "r+", engine="zarr")
+f["flags"].attrs[f"n{SESSION}"] = np.int16(7 + SESSION)
+f.attrs[f"r{SESSION}"] = "x"
+f.close()
+''', 1, tmp_path)
+    meta = json.loads((path / "flags" / "zarr.json").read_text())
+    assert meta["data_type"] == "bool" and meta["dimension_names"] == ["x"], meta
+    assert "version" not in meta["attributes"]["_h5loom"], meta["attributes"]
+    g = zarr.open_group(str(path), mode="r")
+    np.testing.assert_array_equal(g["flags"][...], [True, False, True])
+    assert g["flags"].attrs["n0"] == 7 and g["flags"].attrs["n1"] == 8
+    assert "engine" not in json.loads((path / "zarr.json").read_text())["attributes"].get("_h5loom", {})

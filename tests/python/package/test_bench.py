@@ -165,15 +165,15 @@ def test_missing_directory_is_created_and_bad_csv_fails_on_every_rank(tmp_path):
 
 
 def test_peers_runs_every_library_and_workload_and_checks_what_they_read(tmp_path):
-    """`h5loom bench peers --quick`: raw POSIX, h5py, ADIOS2 and both h5loom
-    engines each write and read back every workload (a wrong value fails the run)."""
+    """`h5loom bench peers --quick`: raw POSIX, h5py, ADIOS2, zarr-python and the
+    h5loom engines each write and read back every workload (a wrong value fails the run)."""
     env = dict(CLEAN_ENV, H5LOOM_PYTHON=sys.executable)
     res = subprocess.run([str(BUILD / "h5loom"), "bench", "peers", "--quick", "--repeat", "2", "--sync",
                           "--dir", str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "skipping" not in res.stderr  # h5py and adios2 are in the project's .venv
     rows = list(csv.DictReader(open(tmp_path / "peers.csv")))
-    libraries = ["posix", "h5py", "adios2", "h5loom-hdf5", "h5loom-log"]
+    libraries = ["posix", "h5py", "adios2", "zarr-python", "h5loom-hdf5", "h5loom-log", "h5loom-zarr"]
     for workload in ("qmcpack", "vpic", "iotest-8k", "iotest-512k"):
         for lib in libraries:
             runs = [r for r in rows if r["workload"] == workload and r["library"] == lib]
