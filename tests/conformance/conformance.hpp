@@ -34,6 +34,12 @@ class ConformanceTest : public ::testing::Test {
   h5loom::FileOptions options() const;
   // Removes a file (rank 0) and waits for everyone.
   void remove_file(const std::string& path) const;
+
+ public:
+  // A location in a remote store ("s3://bucket/..."), not a local path: --dir may be one.
+  static bool is_url(const std::string& path);
+
+ protected:
   int rank() const { return env().rank; }
   int nranks() const { return env().size; }
 };

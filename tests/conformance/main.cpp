@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance.hpp"
+#include "h5loom/tools.hpp"
 
 namespace conformance {
 
@@ -64,9 +65,17 @@ h5loom::FileOptions ConformanceTest::options() const {
 }
 
 void ConformanceTest::remove_file(const std::string& path) const {
-  if (rank() == 0) std::filesystem::remove(path);
+  if (rank() == 0) {
+    if (is_url(path)) {  // objects of a remote store: its engine removes them
+      if (!h5loom::file_storage(path, options().engine).empty()) h5loom::remove_file(path, options().engine);
+    } else {
+      std::filesystem::remove(path);
+    }
+  }
   MPI_Barrier(MPI_COMM_WORLD);
 }
+
+bool ConformanceTest::is_url(const std::string& path) { return path.find("://") != std::string::npos; }
 
 // Counts results per test suite (= capability group) on rank 0.
 class SummaryListener : public ::testing::EmptyTestEventListener {
@@ -121,7 +130,7 @@ int main(int argc, char** argv) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   if (e.dir.empty()) e.dir = "conformance-files";
   e.dir += "/" + safe + "-np" + std::to_string(e.size);
-  if (e.rank == 0) std::filesystem::create_directories(e.dir);
+  if (e.rank == 0 && !conformance::ConformanceTest::is_url(e.dir)) std::filesystem::create_directories(e.dir);
   MPI_Barrier(MPI_COMM_WORLD);
 
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

@@ -143,6 +143,7 @@ TEST_F(errors, CorruptAndTruncatedFilesRaise) {
     auto ds = f.create_dataset<double>("big", {100000});
     if (rank() == 0) ds.write_copy(Selection::all(), std::vector<double>(100000, 1.0));
   }
+  if (is_url(truncated)) GTEST_SKIP() << "cutting an object of a remote store is not done from here";
   if (rank() == 0) {
     // Cut the engine's largest file (the one holding the data) in half.
     std::string largest;
