@@ -171,12 +171,6 @@ void unpack(const ZarrFile& f, const unsigned char* bytes, std::size_t size, int
   }
 }
 
-void fill_elements(unsigned char* out, uint64_t n, const ArrayMeta& a) {
-  const std::size_t es = datatype_size(a.dtype);
-  if (a.fill.empty()) return (void)std::memset(out, 0, n * es);
-  for (uint64_t i = 0; i < n; ++i) std::memcpy(out + i * es, a.fill.data(), es);
-}
-
 // The owner's part: the chunk's new bytes from its pieces (in each rank's
 // order, lower ranks first), over its old bytes where they do not cover it.
 void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& pieces, std::vector<unsigned char>& scratch) {
@@ -213,7 +207,7 @@ void write_chunk(ZarrFile& f, const ChunkId& id, std::vector<const Piece*>& piec
   std::optional<std::vector<unsigned char>> old;
   if (!whole) old = f.store->get(key);
   if (old) a.decode_chunk(*old, chunk.data(), "chunk '" + key + "' of " + f.where());
-  else if (!(whole && inside == n)) fill_elements(chunk.data(), n, a);
+  else if (!(whole && inside == n)) a.fill_elements(chunk.data(), n);
   std::sort(pieces.begin(), pieces.end(),
             [](const Piece* x, const Piece* y) { return std::tie(x->from, x->order) < std::tie(y->from, y->order); });
   for (const Piece* p : pieces)

@@ -113,12 +113,6 @@ void require_writable(const ZarrFile& f, const std::string& what) {
   if (!f.writable()) throw UsageError("cannot " + what + ": " + f.where() + " is open read-only");
 }
 
-void fill_elements(unsigned char* out, uint64_t n, const ArrayMeta& a) {
-  const std::size_t es = datatype_size(a.dtype);
-  if (a.fill.empty()) return (void)std::memset(out, 0, n * es);
-  for (uint64_t i = 0; i < n; ++i) std::memcpy(out + i * es, a.fill.data(), es);
-}
-
 const ArrayMeta& readable_array(ZarrFile& f, const std::string& path) {
   const Node& n = f.node(path);
   if (n.kind != ObjectKind::Dataset) throw UsageError("'" + path + "' in " + f.where() + " is not a dataset");
@@ -142,7 +136,7 @@ void read_local(ZarrFile& f, const std::string& path, const Selection& sel, void
     const std::string key = chunk_key(path, coords);
     auto stored = f.store->get(key);
     if (!stored) {  // never written: the fill value
-      for_each_row(part, a.chunk_shape, mem, [&](uint64_t, uint64_t m, uint64_t n) { fill_elements(dst + m * es, n, a); });
+      for_each_row(part, a.chunk_shape, mem, [&](uint64_t, uint64_t m, uint64_t n) { a.fill_elements(dst + m * es, n); });
       return;
     }
     a.decode_chunk(*stored, chunk.data(), "chunk '" + key + "' of " + f.where());

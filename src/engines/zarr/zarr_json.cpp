@@ -162,6 +162,12 @@ Dims dims_from(const Json& j, const std::string& what, const std::string& where)
 
 }  // namespace
 
+void ArrayMeta::fill_elements(unsigned char* out, uint64_t n) const {
+  const std::size_t es = datatype_size(dtype);
+  if (fill.empty()) return (void)std::memset(out, 0, n * es);
+  for (uint64_t i = 0; i < n; ++i) std::memcpy(out + i * es, fill.data(), es);
+}
+
 void ArrayMeta::encode_chunk(std::vector<unsigned char>& bytes) const {
   if (sharding.on()) encode_shard(sharding, codecs, chunk_shape, datatype_size(dtype), bytes);
   else codecs.encode_in_place(bytes);

@@ -36,6 +36,8 @@ struct ArrayMeta {
   std::string unsupported;
 
   uint64_t chunk_bytes() const { return product(chunk_shape) * datatype_size(dtype); }
+  // `n` elements of the fill value (zero if none was given) at `out`.
+  void fill_elements(unsigned char* out, uint64_t n) const;
   // The chunks the program sees: the inner ones if sharded.
   const Dims& logical_chunks() const { return sharding.on() ? sharding.inner : chunk_shape; }
   // A stored chunk (a shard, if sharded) from its dense elements in `bytes`, in place.
