@@ -11,6 +11,7 @@
 #include "engines/zarr/chunk_writer.hpp"
 #include "engines/zarr/directory_store.hpp"
 #include "engines/zarr/s3_store.hpp"
+#include "engines/zarr/settings.hpp"
 #include "engines/zarr/zarr_file.hpp"
 #include "hdf5lib/chunking.hpp"
 #include "h5loom/engine_plugin.hpp"
@@ -185,9 +186,8 @@ class ZarrEngine : public engine::Engine {
   // ---- storage ----
   engine::Claim probe(const std::string& location) const noexcept override {
     try {
-      auto store = make_store(location, settings_, 0);
-      if (store->look() != ObjectStore::Found::Store) return engine::Claim::No;
-      auto root = store->get("zarr.json");
+      // The root zarr.json alone (no look() first: on S3 that would GET it twice).
+      auto root = make_store(location, settings_, 0)->get("zarr.json");
       if (!root) return engine::Claim::No;
       const std::string text(root->begin(), root->end());
       if (is_h5loom_root(text)) return engine::Claim::Mine;
@@ -224,7 +224,6 @@ class ZarrEngine : public engine::Engine {
     auto f = std::make_unique<ZarrFile>();
     f->path = location;
     f->mode = mode;
-    f->settings = settings_;
     MPI_Comm_dup(comm, &f->comm);
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "engines/zarr/settings.hpp"
 #include "engines/zarr/store.hpp"
 #include "engines/zarr/zarr_json.hpp"
 #include "h5loom/engine.hpp"
@@ -23,7 +22,6 @@ struct ZarrFile : engine::FileHandle {
   engine::OpenMode mode = engine::OpenMode::Read;
   MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the program's
   int rank = 0, size = 1;
-  Settings settings;
   std::unique_ptr<ObjectStore> store;
 
   std::map<std::string, Node> nodes;  // by absolute path; "/" is the root group
