@@ -17,6 +17,10 @@ namespace h5loom::bench {
 struct CommonOptions {
   std::vector<std::string> engines{"hdf5"};  // each engine runs every case
   std::string dir = ".";                     // where the files go (all ranks must see it)
+  // Where the engines' files go instead of `dir`, if given: a store URL
+  // ("s3://bucket/prefix", for the zarr engine). The POSIX baseline and the
+  // CSV stay in `dir`.
+  std::string store;
   std::string csv;                           // CSV output (empty: the benchmark's default)
   bool progress = true;                      // a progress line on stderr (rank 0)
   bool keep_files = false;
@@ -103,6 +107,8 @@ std::FILE* open_csv(MPI_Comm comm, const std::string& path);
 // Total size of the files an engine keeps for `path`.
 uint64_t engine_file_size(const std::string& engine, const std::string& path);
 void remove_engine_files(const std::string& engine, const std::string& path);
+// The location of the engines' file `name`: under CommonOptions::store if set, else under dir.
+std::string engine_path(const CommonOptions& o, const std::string& name);
 // A short label for an engine configuration: its name, or the JSON's engine name.
 std::string engine_label(const std::string& engine);
 std::string base_engine(const std::string& engine);

@@ -160,6 +160,11 @@ uint64_t engine_file_size(const std::string& engine, const std::string& path) {
   return total;
 }
 
+std::string engine_path(const CommonOptions& o, const std::string& name) {
+  if (o.store.empty()) return (std::filesystem::path(o.dir) / name).string();
+  return o.store + (o.store.back() == '/' ? "" : "/") + std::filesystem::path(name).filename().string();
+}
+
 void remove_engine_files(const std::string& engine, const std::string& path) {
   // Every engine's files at `path`, not only `engine`'s: a run takes turns of
   // engines on one path, and each engine knows its own pieces (a log's

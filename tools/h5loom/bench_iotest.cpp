@@ -265,7 +265,8 @@ int run_iotest(const IotestOptions& o) {
     const uint64_t tile = tr * tc, tile_bytes = tile * sizeof(double);
     const uint64_t bytes_per_rank = c.steps * c.arrays * tile_bytes;
     auto cases = cases_of(c, nranks);
-    const std::string path = (std::filesystem::path(o.dir) / c.hdf5_file).string();
+    const std::string path = engine_path(o, c.hdf5_file);
+    const std::string posix_path = (std::filesystem::path(o.dir) / c.hdf5_file).string() + ".posix";
 
     if (rank == 0)
       std::printf("iotest [%s]: %d ranks, %llu steps x %llu arrays of %llu x %llu tiles (%.1f MiB per rank), "
@@ -294,7 +295,7 @@ int run_iotest(const IotestOptions& o) {
           // The hardware limit, right before each case (the machine drifts): the
           // same bytes, tile by tile, with plain POSIX pwrite (+ fsync) and pread.
           ::sync();  // (see below)
-          PosixResult run_posix = posix_limit(comm, path + ".posix", bytes_per_rank, tile_bytes, o.posix_sync);
+          PosixResult run_posix = posix_limit(comm, posix_path, bytes_per_rank, tile_bytes, o.posix_sync);
           Times t;
           uint64_t wrong = 0;
           if (rank == 0) remove_engine_files(storage_engine_of(engine), path);

@@ -49,7 +49,7 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
-  const std::string path = o.dir + "/" + k.name + ".h5";
+  const std::string path = engine_path(o, k.name + ".h5");
   uint64_t total_bytes = 0;
   MPI_Allreduce(&k.bytes_per_rank, &total_bytes, 1, MPI_UINT64_T, MPI_SUM, comm);
   const double mib = total_bytes / 1048576.0;
@@ -59,7 +59,7 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
   prepare_dir(comm, o.dir);
   PosixResult posix{1e300, 1e300};
   for (int rep = 0; rep < repeat; ++rep) {
-    auto p = posix_limit(comm, path + ".posix", k.bytes_per_rank, k.posix_piece, o.posix_sync, k.posix_interleaved);
+    auto p = posix_limit(comm, o.dir + "/" + k.name + ".h5.posix", k.bytes_per_rank, k.posix_piece, o.posix_sync, k.posix_interleaved);
     posix.write_s = std::min(posix.write_s, p.write_s), posix.read_s = std::min(posix.read_s, p.read_s);
   }
   std::FILE* csv = nullptr;

@@ -16,7 +16,7 @@ int run_submit(const SubmitOptions& o) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
   prepare_dir(comm, o.dir);
-  const std::string path = o.dir + "/submit.h5";
+  const std::string path = engine_path(o, "submit.h5");
   const uint64_t elements = (o.bytes + 7) / 8;
   if (rank == 0)
     std::printf("submit: %d ranks, %llu writes of %llu bytes per rank (write_copy of one row), best of %d\n\n", nranks,

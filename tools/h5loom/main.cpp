@@ -417,6 +417,9 @@ int main(int argc, char** argv) {
     b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)")
         ->allow_extra_args(false);
     b->add_option("--dir", common.dir, "directory for the files (shared by all ranks)");
+    b->add_option("--store", common.store,
+                  "put the engines' files in this store instead (a URL: s3://bucket/prefix, for the zarr engine); "
+                  "the POSIX baseline and the CSV stay in --dir");
     b->add_option("--csv", common.csv, "CSV output file (default: in --dir)");
     b->add_flag("--keep-files", common.keep_files, "keep the benchmark's files");
     b->add_flag("!--no-progress", common.progress, "no progress line");
