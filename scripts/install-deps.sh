@@ -9,7 +9,7 @@ packages=(
   python3 python3-venv python3-pip python3-dev
   openmpi-bin libopenmpi-dev
   dpkg-dev zlib1g-dev  # HDF5 1.14.5 from Debian's source package (scripts/build-hdf5.sh)
-  libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev libzstd-dev libcurl4-openssl-dev
+  libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev libzstd-dev zlib1g-dev libblosc-dev libcurl4-openssl-dev
   chromium chromium-driver
   clang libclang-rt-14-dev
 )

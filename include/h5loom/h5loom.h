@@ -270,6 +270,16 @@ loom_status loom_dataset_filter_count(loom_dataset* d, size_t* count);
  * (*nparams: the room on entry, the number it has on return; params may be NULL to ask). */
 loom_status loom_dataset_filter(loom_dataset* d, size_t index, unsigned* id, int* optional, unsigned* params,
                                 size_t* nparams);
+/* Dimension names (Zarr v3's dimension_names, xarray's dimensions; engines with the
+ * conformance group "dimension_names": the zarr engine). Collective. As
+ * loom_group_create_dataset_typed, with dim_names[0..ndim): a name for each dimension
+ * (NULL or "" leaves one unnamed). */
+loom_status loom_group_create_dataset_named_dims(loom_group* parent, const char* path, const loom_type* type,
+                                                 int ndim, const uint64_t* shape, const uint64_t* max_shape,
+                                                 const char* const* dim_names, loom_dataset** out);
+/* The name of dimension `dim` ("" if it is unnamed or the dataset names none), as
+ * loom_group_member_name returns strings. */
+loom_status loom_dataset_dim_name(loom_dataset* d, int dim, char* buf, size_t bufsize, size_t* needed);
 /* A named (committed) datatype: `type` kept in the file as `path` (HDF5's
  * H5Tcommit; engines with the conformance group "named_types"). Collective. */
 loom_status loom_group_commit_type(loom_group* parent, const char* path, const loom_type* type);

@@ -125,6 +125,8 @@ class Dataset : public Object {
   bool null_space() const;
   // The filters chunks pass through (DatasetSpec::filters), in the order they apply on writing.
   std::vector<Filter> filters() const;
+  // The dimensions' names (DatasetSpec::dim_names); empty if it has none.
+  std::vector<std::string> dim_names() const;
   // One element of dtype(): the value of elements never written (empty: zero).
   std::vector<unsigned char> fill_value() const;
   // The named datatype (absolute path) the dataset's type is shared from

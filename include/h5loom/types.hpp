@@ -143,6 +143,12 @@ struct DatasetSpec {
   // layout_auto the dataset is chunked; a contiguous layout is refused).
   std::vector<Filter> filters;
 
+  // A name for each dimension ("z", "y", "x"; "" leaves one unnamed), or none
+  // at all: what Zarr v3 calls dimension_names and xarray shows as the
+  // dimensions of a variable. Engines declaring the conformance group
+  // "dimension_names" keep them (the zarr engine); others refuse them.
+  std::vector<std::string> dim_names;
+
   // The named datatype (absolute path, engines declaring "named_types") whose
   // type dtype is, shared as HDF5 shares a committed datatype: its reference
   // count (link_count) counts the dataset while it exists. Empty: its own type.
@@ -164,6 +170,7 @@ struct DatasetInfo {
   std::vector<unsigned char> fill;  // one element of dtype; empty: zero
   bool null_space = false;  // HDF5's null dataspace (DatasetSpec::null_space): shape {0}, fixed
   std::vector<Filter> filters;  // DatasetSpec::filters
+  std::vector<std::string> dim_names;  // DatasetSpec::dim_names (empty: none)
   std::string named_type;  // DatasetSpec::named_type; empty if its own, or if the named datatype is gone
 };
 

@@ -190,6 +190,7 @@ class Group(_Node):
         compression_opts: Any = None,
         shuffle: bool = False,
         fletcher32: bool = False,
+        dim_names: Optional[Sequence[Optional[str]]] = None,
     ) -> "Dataset":
         """Create an N-D dataset. Collective.
 
@@ -208,8 +209,12 @@ class Group(_Node):
         default 4), or a registered filter's id with ``compression_opts`` its parameters;
         ``shuffle`` and ``fletcher32`` as flags. They make the dataset chunked (engines with
         the "filters" group: the hdf5 engine applies them, the log engine records them
-        for ``h5loom convert``).
+        for ``h5loom convert``, the zarr engine writes them as Zarr codecs).
+        dim_names: a name for each dimension (``None`` or ``""`` leaves one unnamed), as
+        xarray names dimensions (engines with the "dimension_names" group: the zarr engine
+        writes Zarr's ``dimension_names``; other engines refuse them).
         """
+        names = [] if dim_names is None else ["" if d is None else str(d) for d in dim_names]
         filters = _filters_for(path, compression, compression_opts, shuffle, fletcher32)
         named_type = ""
         if isinstance(dtype, Datatype):  # another file's is copied, as HDF5 copies it
@@ -221,8 +226,10 @@ class Group(_Node):
             dt = _dtype_name(data.dtype if dtype is None else dtype, f"dataset '{path}'")
             if filters:
                 raise UsageError(f"create_dataset('{path}'): an Empty dataset has no chunks to compress")
-            return Dataset(self._obj.create_dataset(path, dt, [], [], None, layout or "", None, True, [], named_type),
-                           self._file)
+            if names:
+                raise SelectionError(f"create_dataset('{path}'): an Empty dataset has no dimensions to name")
+            return Dataset(self._obj.create_dataset(path, dt, [], [], None, layout or "", None, True, [], named_type,
+                                                    []), self._file)
         arr = None if data is None else _as_data_array(data, dtype)
         if shape is None:
             if arr is None:
@@ -251,7 +258,7 @@ class Group(_Node):
                                     "elements read as empty strings and null references)")
             fill = _records([fillvalue], _np_dtype(dt), path).tobytes()
         ds = Dataset(self._obj.create_dataset(path, dt, list(shape), max_shape, chunk_dims, layout or "", fill, False,
-                                              filters, named_type), self._file)
+                                              filters, named_type, names), self._file)
         if arr is not None:
             if self.file.rank == 0:
                 ds.write(arr)
@@ -505,6 +512,12 @@ class Dataset(_Node):
     @property
     def layout(self) -> str:
         return self._obj.layout
+
+    @property
+    def dim_names(self) -> Optional[Tuple[str, ...]]:
+        """The dimensions' names (``""`` for an unnamed one), or ``None`` if it has none."""
+        names = self._obj.dim_names
+        return tuple(names) if names else None
 
     @property
     def filters(self) -> list[tuple[int, tuple[int, ...], bool, str]]:

@@ -303,6 +303,29 @@ loom_status loom_group_create_dataset_filtered(loom_group* parent, const char* p
   });
 }
 
+loom_status loom_group_create_dataset_named_dims(loom_group* parent, const char* path, const loom_type* type,
+                                                 int ndim, const uint64_t* shape, const uint64_t* max_shape,
+                                                 const char* const* dim_names, loom_dataset** out) {
+  return create_typed_dataset(__func__, parent, path, type, out, [&](h5loom::DatasetSpec& spec) {
+    dataset_shape(ndim, shape, max_shape, path, spec);
+    if (!dim_names) throw h5loom::UsageError(in_call("null array 'dim_names'"));
+    for (int i = 0; i < ndim; ++i) spec.dim_names.emplace_back(dim_names[i] ? dim_names[i] : "");
+  });
+}
+
+loom_status loom_dataset_dim_name(loom_dataset* d, int dim, char* buf, size_t bufsize, size_t* needed) {
+  return guarded(__func__, [&] {
+    auto& ds = as_dataset(d);
+    check_string_out(buf, bufsize);
+    const auto rank = ds.shape().size();
+    if (dim < 0 || std::size_t(dim) >= rank)
+      throw h5loom::SelectionError(in_call("dimension " + std::to_string(dim) + " out of range: dataset '" +
+                                           ds.path() + "' has " + std::to_string(rank)));
+    const auto names = ds.dim_names();
+    copy_out(names.empty() ? std::string() : names[std::size_t(dim)], buf, bufsize, needed);
+  });
+}
+
 loom_status loom_dataset_filter_count(loom_dataset* d, size_t* count) {
   return guarded(__func__, [&] {
     auto& ds = as_dataset(d);

@@ -391,6 +391,14 @@ static void validate_spec(const DatasetSpec& spec, const std::string& path, cons
       if (flt.id == 0 || flt.id > 65535)
         throw UsageError("cannot create " + where + ": filter id " + std::to_string(flt.id) + " is not 1 to 65535");
   }
+  if (!spec.dim_names.empty()) {
+    if (!f.supports("dimension_names"))
+      throw UsageError("cannot create " + where + " with dimension names: engine '" + f.engine->name() +
+                       "' does not declare the conformance group 'dimension_names'");
+    if (spec.dim_names.size() != spec.shape.size())
+      throw SelectionError("cannot create " + where + ": " + std::to_string(spec.dim_names.size()) +
+                           " dimension names for shape " + dims_to_string(spec.shape));
+  }
   if (spec.null_space) {
     if (!f.supports("null_spaces"))
       throw UsageError("cannot create " + where + " with a null dataspace: engine '" + f.engine->name() +
@@ -544,6 +552,7 @@ Layout Dataset::layout() const { return info().layout; }
 Dims Dataset::chunks() const { return info().chunks; }
 bool Dataset::null_space() const { return info().null_space; }
 std::vector<Filter> Dataset::filters() const { return info().filters; }
+std::vector<std::string> Dataset::dim_names() const { return info().dim_names; }
 std::vector<unsigned char> Dataset::fill_value() const { return info().fill; }
 std::string Dataset::named_type() const {
   auto& f = state();

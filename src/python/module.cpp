@@ -422,6 +422,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("shape", &Dataset::shape)
       .def_prop_ro("null_space", &Dataset::null_space)
       // [(id, params, optional, name)], in the order they apply on writing.
+      .def_prop_ro("dim_names", &Dataset::dim_names)
       .def_prop_ro("filters", [](const Dataset& d) {
         nb::list out;
         for (const auto& f : d.filters()) out.append(nb::make_tuple(f.id, f.params, f.optional, f.name));
@@ -528,10 +529,11 @@ NB_MODULE(_core, m) {
                                 const Dims& max_shape, const std::optional<Dims>& chunks, const std::string& layout,
                                 const std::optional<nb::bytes>& fill, bool null_space,
                                 const std::vector<std::tuple<uint32_t, std::vector<uint32_t>, bool>>& filters,
-                                const std::string& named_type) {
+                                const std::string& named_type, const std::vector<std::string>& dim_names) {
         DatasetSpec spec;
         spec.null_space = null_space;
         spec.named_type = named_type;
+        spec.dim_names = dim_names;
         for (const auto& [id, params, optional] : filters) {
           Filter flt;
           flt.id = id, flt.params = params, flt.optional = optional;

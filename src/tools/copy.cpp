@@ -134,6 +134,7 @@ class Copier {
         spec.chunks = ds.chunks();
         spec.fill = ds.fill_value();
         spec.filters = ds.filters();
+        if (to_.supports("dimension_names")) spec.dim_names = ds.dim_names();  // else they go (no engine but zarr keeps them yet)
         if (ds.null_space()) {  // no shape to give: the copy has none either
           spec.null_space = true;
           spec.shape.clear(), spec.max_shape.clear(), spec.chunks.clear();

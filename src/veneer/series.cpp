@@ -168,6 +168,8 @@ Field Step::field(const std::string& name, const FieldSpec& spec_in) {
     DatasetSpec ds;
     ds.dtype = spec.dtype;
     ds.shape = spec.global_shape;
+    // Engines that name dimensions (zarr) name them by the axes: xarray then reads the field as it is.
+    if (st.file.supports("dimension_names")) ds.dim_names = spec.axis_labels;
     st.file.create_dataset(st.rules->component_path(path, c, spec.components), ds);
   }
   st.rules->describe_field(st.file, path, spec);
@@ -243,6 +245,8 @@ void ParticleSpecies::write_raw(const std::string& array, Datatype dtype, const 
   DatasetSpec spec;
   spec.dtype = dtype;
   spec.shape = {global_count_};
+  // Every array of a species has its particles along its one dimension: named after the species.
+  if (st.file.supports("dimension_names")) spec.dim_names = {name_};
   Dataset ds = st.file.create_dataset(path, spec);
   st.rules->describe_array(st.file, species_path, array, ds, global_count_);
   ds.write_raw(Selection::box({offset_}, {local_count_}), dtype, data, local_count_, std::move(keep_alive));

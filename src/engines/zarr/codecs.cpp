@@ -1,7 +1,5 @@
 #include "engines/zarr/codecs.hpp"
 
-#include <zstd.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -22,7 +20,7 @@ void swap_bytes(unsigned char* p, std::size_t size, std::size_t es) {
 Json Codecs::to_json() const {
   Json out = Json::array();
   out.push_back({{"name", "bytes"}, {"configuration", {{"endian", big_endian ? "big" : "little"}}}});
-  if (zstd) out.push_back({{"name", "zstd"}, {"configuration", {{"level", zstd_level}, {"checksum", false}}}});
+  if (compression.on()) out.push_back(compression.to_json(element_size));
   if (crc32c) out.push_back({{"name", "crc32c"}});
   return out;
 }
@@ -39,18 +37,20 @@ Codecs Codecs::from_json(const Json& codecs, std::size_t element_size, const std
                                  ? codec["name"].get<std::string>()
                                  : std::string();
     const Json config = codec.is_object() && codec.contains("configuration") ? codec["configuration"] : Json::object();
+    // A compressor counts only between "bytes" and "crc32c", and only one.
+    std::optional<Compression> compressor;
+    if (seen_bytes && !c.compression.on() && !c.crc32c) compressor = Compression::from_json(name, config, array);
     if (name == "bytes" && !seen_bytes) {
       seen_bytes = true;
       c.big_endian = config.is_object() && config.value("endian", std::string("little")) == "big";
-    } else if (name == "zstd" && seen_bytes && !c.zstd && !c.crc32c) {
-      c.zstd = true;
-      c.zstd_level = config.is_object() ? config.value("level", 0) : 0;
+    } else if (compressor) {
+      c.compression = *compressor;
     } else if (name == "crc32c" && seen_bytes && !c.crc32c) {
       c.crc32c = true;
     } else {
       throw ConfigError("array '" + array + "' uses the codec " + codec.dump() +
                         " (where it is in its list), which h5loom does not read yet: it reads \"bytes\", then "
-                        "optionally \"zstd\", then optionally \"crc32c\"");
+                        "optionally one of \"zstd\", \"gzip\" or \"blosc\", then optionally \"crc32c\"");
     }
   }
   if (!seen_bytes) throw ConfigError("array '" + array + "' has no \"bytes\" codec; h5loom reads only those");
@@ -59,8 +59,7 @@ Codecs Codecs::from_json(const Json& codecs, std::size_t element_size, const std
 
 std::vector<unsigned char> Codecs::encode(const unsigned char* raw, std::size_t size) const {
   std::vector<unsigned char> out;
-  if (zstd) {
-    out.resize(ZSTD_compressBound(size) + (crc32c ? 4 : 0));
+  if (compression.on()) {
     // Big-endian arrays are swapped into a copy first (rare: memory is the host's order).
     std::vector<unsigned char> swapped;
     const unsigned char* src = raw;
@@ -69,9 +68,7 @@ std::vector<unsigned char> Codecs::encode(const unsigned char* raw, std::size_t 
       swap_bytes(swapped.data(), size, element_size);
       src = swapped.data();
     }
-    const std::size_t n = ZSTD_compress(out.data(), out.size(), src, size, zstd_level);
-    if (ZSTD_isError(n)) throw IOError(std::string("zstd cannot compress a chunk: ") + ZSTD_getErrorName(n));
-    out.resize(n);
+    out = compression.compress(src, size, element_size, crc32c ? 4 : 0);
   } else {
     out.assign(raw, raw + size);
     if (big_endian) swap_bytes(out.data(), size, element_size);
@@ -84,7 +81,7 @@ std::vector<unsigned char> Codecs::encode(const unsigned char* raw, std::size_t 
 }
 
 void Codecs::encode_in_place(std::vector<unsigned char>& bytes) const {
-  if (zstd) {
+  if (compression.on()) {
     bytes = encode(bytes.data(), bytes.size());
     return;
   }
@@ -107,17 +104,7 @@ void Codecs::decode(const std::vector<unsigned char>& stored, unsigned char* raw
       throw CorruptionError(what + " is damaged: its CRC32C does not match (" + std::to_string(stored.size()) +
                             " bytes)");
   }
-  if (zstd) {
-    const std::size_t got = ZSTD_decompress(raw, size, stored.data(), n);
-    if (ZSTD_isError(got) || got != size)
-      throw CorruptionError(what + " does not decompress to " + std::to_string(size) + " bytes" +
-                            (ZSTD_isError(got) ? std::string(" (zstd: ") + ZSTD_getErrorName(got) + ")" : ""));
-  } else {
-    if (n != size)
-      throw CorruptionError(what + " holds " + std::to_string(n) + " bytes of elements, not the chunk's " +
-                            std::to_string(size));
-    std::memcpy(raw, stored.data(), size);
-  }
+  compression.decompress(stored.data(), n, raw, size, what);
   if (big_endian) swap_bytes(raw, size, element_size);
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engines/zarr/compression.hpp"
 #include "engines/zarr/s3_store.hpp"
 #include "h5loom/engine_plugin.hpp"
 
@@ -19,9 +20,10 @@ struct Settings {
   // Chunks smaller than half of this are stored in shards of about this many
   // bytes (Zarr's sharding_indexed codec): one object per shard. 0: no shards.
   uint64_t shard_target_bytes = 1 * MiB;
-  // The bytes-to-bytes codec of new arrays: "none" or "zstd".
-  std::string compressor = "none";
-  int zstd_level = 3;
+  // The compressor of new arrays whose program gives no HDF5 filters (knobs
+  // "compressor": none, zstd, gzip or blosc; "zstd_level", "gzip_level",
+  // "blosc_cname", "blosc_clevel", "blosc_shuffle").
+  Compression compression;
   // Make every object durable before its flush returns (fdatasync before the
   // rename, then the directories), as the log engine syncs its commits.
   bool sync = true;

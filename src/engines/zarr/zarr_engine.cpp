@@ -180,7 +180,7 @@ class ZarrEngine : public engine::Engine {
   std::string name() const override { return "zarr"; }
   std::vector<std::string> conformance_groups() const override {
     return {"file", "group", "dataset", "attribute", "selection", "extend", "errors", "series", "fill",
-            "independent_read"};
+            "independent_read", "filters", "dimension_names"};
   }
 
   // ---- storage ----
@@ -264,15 +264,15 @@ class ZarrEngine : public engine::Engine {
 
   engine::Properties describe(FileHandle& fh) override {
     auto& f = cast(fh);
-    std::string codecs = settings_.compressor == "zstd" ? "bytes, zstd level " + std::to_string(settings_.zstd_level) + ", crc32c"
-                                                        : "bytes, crc32c";
+    const std::string codecs = settings_.compression.on() ? "bytes, " + settings_.compression.describe() + ", crc32c"
+                                                          : "bytes, crc32c";
     return {{"engine", "zarr (Zarr v3)"},
             {"store", f.store->describe()},
             {"nodes", std::to_string(f.nodes.size()) + " (" + std::to_string(f.dataset_paths.size()) + " arrays)"},
             {"chunks", settings_.chunk_target_bytes
                            ? "about " + std::to_string(settings_.chunk_target_bytes) + " bytes where the program gives none"
                            : std::string("one per dataset where the program gives none")},
-            {"codecs of new arrays", codecs},
+            {"codecs of new arrays", codecs + " (unless the program gives HDF5 filters)"},
             {"sync", settings_.sync ? "on" : "off"}};
   }
 
@@ -320,10 +320,15 @@ class ZarrEngine : public engine::Engine {
     a.fill = spec.fill;
     a.codecs.element_size = datatype_size(spec.dtype);
     a.codecs.big_endian = spec.dtype.byte_order() == ByteOrder::Big;
-    a.codecs.zstd = settings_.compressor == "zstd";
-    a.codecs.zstd_level = settings_.zstd_level;
+    a.codecs.compression = spec.filters.empty() ? settings_.compression : compression_for_filters(spec.filters, "cannot create " + what);
+    a.filters = spec.filters;
+    a.dim_names = spec.dim_names;
     a.layout = !spec.layout_auto ? spec.layout
-                                 : (a.max_shape != a.shape || !spec.chunks.empty()) ? Layout::Chunked : Layout::Contiguous;
+                                 : (a.max_shape != a.shape || !spec.chunks.empty() || !spec.filters.empty())
+                                       ? Layout::Chunked
+                                       : Layout::Contiguous;
+    if (a.layout == Layout::Contiguous && !spec.filters.empty())
+      throw UsageError("cannot create " + what + ": filters need a chunked layout, and it asks for a contiguous one");
     if (!spec.chunks.empty()) {
       if (spec.chunks.size() != spec.shape.size())
         throw SelectionError("cannot create " + what + ": chunks " + dims_to_string(spec.chunks) + " for shape " +
@@ -353,6 +358,8 @@ class ZarrEngine : public engine::Engine {
     info.layout = a.layout;
     if (a.layout == Layout::Chunked) info.chunks = a.logical_chunks();
     info.fill = a.fill;
+    info.filters = a.filters;
+    info.dim_names = a.dim_names;
     return info;
   }
 

@@ -203,9 +203,16 @@ std::string encode_node(const Node& node, bool root) {
     j["fill_value"] = number_json(a.dtype.scalar(), a.fill.empty() ? zero.data() : a.fill.data());
     j["codecs"] = a.sharding.on() ? a.sharding.to_json(a.codecs) : a.codecs.to_json();
     j["storage_transformers"] = Json::array();
+    if (!a.dim_names.empty()) {
+      Json names = Json::array();
+      for (const std::string& d : a.dim_names) names.push_back(d.empty() ? Json() : Json(d));
+      j["dimension_names"] = names;
+    }
     if (a.max_shape != a.shape) mine["max_shape"] = dims_json(a.max_shape);
     if (a.layout == Layout::Contiguous) mine["layout"] = "contiguous";
     if (!a.fill.empty()) mine["fill"] = true;
+    for (const Filter& f : a.filters)
+      mine["filters"].push_back({{"id", f.id}, {"params", f.params}, {"optional", f.optional}, {"name", f.name}});
   }
   if (node.original.is_object()) {  // another writer's node: only what h5loom changes
     // Still not h5loom's: no version (decode_node then keeps it as it is), and only the attribute types.
@@ -264,6 +271,34 @@ Node decode_node(const std::string& text, const std::string& where) {
   a.max_shape = mine.contains("max_shape") ? dims_from(mine["max_shape"], "max_shape", where) : a.shape;
   if (a.max_shape.size() != a.shape.size()) a.max_shape = a.shape;
   a.layout = mine.value("layout", std::string()) == "contiguous" ? Layout::Contiguous : Layout::Chunked;
+  if (j.contains("dimension_names") && !j["dimension_names"].is_null()) {
+    const Json& names = j["dimension_names"];
+    if (!names.is_array() || names.size() != a.shape.size())
+      throw CorruptionError(where + ": dimension_names " + names.dump() + " is not one name (or null) per dimension of " +
+                            dims_to_string(a.shape));
+    for (const Json& d : names) {
+      if (!d.is_null() && !d.is_string())
+        throw CorruptionError(where + ": dimension_names " + names.dump() + " holds " + d.dump() + ", not a name or null");
+      a.dim_names.push_back(d.is_string() ? d.get<std::string>() : std::string());
+    }
+    if (std::all_of(a.dim_names.begin(), a.dim_names.end(), [](const std::string& d) { return d.empty(); }))
+      a.dim_names.clear();
+  }
+  if (mine.contains("filters")) {
+    const Json& list = mine["filters"];
+    try {
+      for (const Json& j : list) {
+        Filter f;
+        f.id = j.at("id").get<uint32_t>();
+        f.params = j.at("params").get<std::vector<uint32_t>>();
+        f.optional = j.at("optional").get<bool>();
+        f.name = j.value("name", std::string());
+        a.filters.push_back(std::move(f));
+      }
+    } catch (const Json::exception&) {
+      throw CorruptionError(where + ": its " + kH5loomKey + " filters " + list.dump() + " are not a list of HDF5 filters");
+    }
+  }
   const Json grid = j.value("chunk_grid", Json::object());
   if (grid.value("name", std::string()) != "regular" || !grid.contains("configuration"))
     a.unsupported = "its chunk grid " + grid.dump() + " is not a regular one";

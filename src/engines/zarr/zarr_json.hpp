@@ -30,6 +30,11 @@ struct ArrayMeta {
   Layout layout = Layout::Chunked;  // what the program asked for (contiguous datasets are chunked too)
   std::vector<unsigned char> fill;  // one element; empty: zero
   Codecs codecs;      // of each chunk (each inner chunk, if sharded)
+  // The HDF5 filters the program asked for (DatasetSpec::filters), kept as
+  // given; the codecs do what they do (compression_for_filters).
+  std::vector<Filter> filters;
+  // Zarr's dimension_names ("" for a null one); empty: the array has none.
+  std::vector<std::string> dim_names;
   Sharding sharding;  // inner chunks, if the stored chunks are shards
   // Why h5loom cannot read or write this array's elements (a data type or
   // codec it does not know); empty if it can. Raised when the data is used.

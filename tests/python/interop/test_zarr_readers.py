@@ -3,8 +3,8 @@
 * stores written by h5loom's zarr engine at 1, 2 and 4 ranks (chunks shared by
   several ranks' writes, strided writes, grown arrays, fill values, every
   number type, attributes) read value for value by zarr-python and tensorstore;
-* arrays written by zarr-python read by h5loom, and a codec h5loom does not
-  read refused by name, never read as wrong values.
+* arrays written by zarr-python (zstd, gzip, blosc) read by h5loom, and a
+  codec h5loom does not read refused by name, never read as wrong values.
 """
 import json
 import os
@@ -53,6 +53,12 @@ for step in range(3):
         s[4 * step:4 * step + 4] = np.arange(4) + 10 * step
 p = f.create_dataset("partly", shape=(10 * n,), dtype="f8", fillvalue=-1.5)
 p[10 * r + 1] = float(r)
+# HDF5 filters as h5py takes them, written as Zarr codecs: gzip; shuffle + gzip is blosc (zlib).
+g = f.create_dataset("filtered/gzip", shape=(40 * n,), dtype="f8", chunks=(16,), compression="gzip", compression_opts=5)
+g[40 * r:40 * r + 40] = np.arange(40 * r, 40 * r + 40) / 8
+b = f.create_dataset("filtered/shuffle_gzip", shape=(6, 10 * n), dtype="i4", chunks=(4, 7), compression="gzip",
+                     shuffle=True, fletcher32=True)
+b[:, 10 * r:10 * r + 10] = (np.arange(6)[:, None] * 1000 + np.arange(10 * r, 10 * r + 10)[None, :]).astype("i4")
 for code in TYPES:
     a = f.create_dataset("types/" + code, shape=(4,), dtype=code)
     if r == 0:
@@ -73,6 +79,8 @@ def expected(n):
     p = np.full(10 * n, -1.5)
     p[1::10] = np.arange(n)
     out["partly"] = p
+    out["filtered/gzip"] = np.arange(40 * n) / 8
+    out["filtered/shuffle_gzip"] = (np.arange(6)[:, None] * 1000 + np.arange(10 * n)[None, :]).astype("i4")
     for code in TYPES:
         info = np.iinfo(code) if np.dtype(code).kind in "iu" else np.finfo(code)
         out["types/" + code] = np.array([info.min, info.max, 0, 1], dtype=code)
@@ -83,8 +91,11 @@ def expected(n):
                                         (2, '{"engine": "zarr", "zarr": {"compressor": "zstd", "chunk_target_bytes": 256, '
                                             '"shard_target_bytes": 0}}'),
                                         (4, '{"engine": "zarr", "zarr": {"compressor": "zstd", "chunk_target_bytes": 256, '
-                                            '"shard_target_bytes": 4096}}')],
-                ids=["np1", "np2", "np4", "np2-zstd-small-chunks", "np4-zstd-shards"])
+                                            '"shard_target_bytes": 4096}}'),
+                                        (2, '{"engine": "zarr", "zarr": {"compressor": "blosc", "blosc_cname": "zstd", '
+                                            '"blosc_shuffle": "bitshuffle", "chunk_target_bytes": 512}}'),
+                                        (1, '{"engine": "zarr", "zarr": {"compressor": "gzip", "gzip_level": 1}}')],
+                ids=["np1", "np2", "np4", "np2-zstd-small-chunks", "np4-zstd-shards", "np2-blosc", "np1-gzip"])
 def store(request, tmp_path_factory):
     n, engine = request.param
     d = tmp_path_factory.mktemp(f"zarr{n}" + ("-shards" if '"shard_target_bytes": 4096' in engine else ""))
@@ -130,7 +141,12 @@ def test_h5loom_reads_zarr_python_arrays(tmp_path):
     root.create_array("i2", data=want["i2"], chunks=(16,), compressors=[zarr.codecs.Crc32cCodec()])
     root.create_array("flags", data=want["flags"])
     root.create_group("sub").create_array("u4", data=want["sub/u4"], chunks=(1, 2, 4), fill_value=7)
-    root.create_array("gz", data=np.arange(5), compressors=[zarr.codecs.GzipCodec()])
+    want["gz"] = np.arange(5)
+    root.create_array("gz", data=want["gz"], compressors=[zarr.codecs.GzipCodec()])
+    want["bl"] = np.linspace(-1, 1, 300).astype("f4")
+    root.create_array("bl", data=want["bl"], chunks=(64,),
+                      compressors=[zarr.codecs.BloscCodec(cname="lz4", shuffle="bitshuffle")])
+    root.create_array("transposed", data=np.arange(6).reshape(2, 3), filters=[zarr.codecs.TransposeCodec(order=(1, 0))])
     for k, v in want.items():
         np.save(tmp_path / (k.replace("/", "_") + ".npy"), v)
     run_h5loom(r'''
@@ -138,15 +154,15 @@ import json
 f = h5loom.File("theirs.zarr", "r", engine="zarr")
 assert f.attrs["source"] == "zarr-python"
 assert json.loads(f.attrs["nested"]) == {"a": 1}, f.attrs["nested"]     # kept as its JSON text
-for k in ["f8", "i2", "flags", "sub/u4"]:
+for k in ["f8", "i2", "flags", "sub/u4", "gz", "bl"]:
     want = np.load(k.replace("/", "_") + ".npy")
     got = f[k][...]
     np.testing.assert_array_equal(got, want.astype(got.dtype), err_msg=k)
 assert f["sub/u4"].fillvalue == 7
 try:
-    f["gz"][...]
+    f["transposed"][...]
 except h5loom.Error as e:
-    assert "gzip" in str(e) and "gz" in str(e), str(e)
+    assert "transpose" in str(e) and "transposed" in str(e), str(e)
 else:
     raise AssertionError("an array of a codec h5loom does not read was read")
 ''', 1, tmp_path)
@@ -173,8 +189,18 @@ def test_store_layout_is_plain_zarr_v3(store):
         assert t["chunk_grid"]["configuration"]["chunk_shape"] == [5, 7]
         assert [c["name"] for c in t["codecs"]][-1] == "crc32c"
         assert "c/0/0" in files and len(files) == ((8 * n + 4) // 5) * 5
-    x = json.loads((path / "x" / "zarr.json").read_text())  # 1 MiB chunks: no shards
-    assert [c["name"] for c in x["codecs"]] == ["bytes", "crc32c"] or [c["name"] for c in x["codecs"]] == ["bytes", "zstd", "crc32c"]
+    x = json.loads((path / "x" / "zarr.json").read_text())  # 1 MiB chunks: no shards (unless chunks are small)
+    codecs = x["codecs"][0]["configuration"]["codecs"] if x["codecs"][0]["name"] == "sharding_indexed" else x["codecs"]
+    names = [c["name"] for c in codecs]
+    assert names[0] == "bytes" and names[-1] == "crc32c" and len(names) <= 3, names
+    assert len(names) == 2 or names[1] in ("zstd", "blosc", "gzip"), names
+    filtered = path / "filtered"
+    if "sharding_indexed" not in (filtered / "gzip" / "zarr.json").read_text():  # each dataset's filters, as codecs
+        gz = json.loads((filtered / "gzip" / "zarr.json").read_text())["codecs"]
+        assert gz[1] == {"name": "gzip", "configuration": {"level": 5}}, gz
+        bl = json.loads((filtered / "shuffle_gzip" / "zarr.json").read_text())["codecs"]
+        assert bl[1]["name"] == "blosc" and bl[1]["configuration"]["cname"] == "zlib", bl
+        assert bl[1]["configuration"]["shuffle"] == "shuffle" and bl[1]["configuration"]["typesize"] == 4, bl
     assert not list(path.rglob("*.tmp-*"))  # no temporary object left behind
 
 
@@ -241,6 +267,28 @@ except h5loom.CorruptionError as e:
     assert "c/2" in str(e) and "CRC32C" in str(e), str(e)
 else:
     raise AssertionError("a damaged chunk was read")
+''', 1, tmp_path)
+
+
+@pytest.mark.parametrize("codec", ["blosc", "gzip", "zstd"])
+def test_a_cut_compressed_chunk_without_checksum_is_an_error(tmp_path, codec):
+    """zarr-python's chunks carry no CRC32C: a chunk cut short must still fail
+    to decompress, never read as wrong values."""
+    compressor = {"blosc": zarr.codecs.BloscCodec(cname="lz4", shuffle="shuffle"), "gzip": zarr.codecs.GzipCodec(),
+                  "zstd": zarr.codecs.ZstdCodec()}[codec]
+    root = zarr.open_group(str(tmp_path / "theirs.zarr"), mode="w")
+    root.create_array("v", data=np.random.default_rng(1).random(500), chunks=(250,), compressors=[compressor])
+    chunk = tmp_path / "theirs.zarr" / "v" / "c" / "1"
+    chunk.write_bytes(chunk.read_bytes()[:-9])
+    run_h5loom(r'''
+f = h5loom.File("theirs.zarr", "r", engine="zarr")
+assert f["v"][:250].shape == (250,)    # the intact chunk still reads
+try:
+    f["v"][...]
+except h5loom.CorruptionError as e:
+    assert "c/1" in str(e), str(e)
+else:
+    raise AssertionError("a cut chunk was read")
 ''', 1, tmp_path)
 
 

@@ -1,6 +1,7 @@
 """The zarr engine on an S3 endpoint (issue 18): a local S3 server (moto's
 server mode, started here on 127.0.0.1) holds stores written by h5loom at 1, 2
-and 4 ranks; tensorstore's S3 driver reads them value for value; h5loom reads
+and 4 ranks; tensorstore's S3 driver and zarr-python (through s3fs) read them
+value for value; h5loom reads
 them back, lists them with the h5loom command, and writes an object larger
 than a part as a multipart upload.
 """
@@ -76,6 +77,16 @@ def test_tensorstore_reads_every_array_from_s3(s3, s3_store):
                                                "endpoint": s3, "aws_region": "us-east-1"}}
         arr = ts.open(spec, open=True, read=True).result()
         np.testing.assert_array_equal(arr.read().result(), want, err_msg=name)
+
+
+def test_zarr_python_reads_every_array_from_s3(s3, s3_store):
+    zarr = pytest.importorskip("zarr")
+    pytest.importorskip("s3fs")
+    url, n, _ = s3_store
+    g = zarr.open_group(url, mode="r", storage_options={"endpoint_url": s3, "key": "testing", "secret": "testing"})
+    for name, want in expected(n).items():
+        np.testing.assert_array_equal(g[name][...], want, err_msg=name)
+    assert g.attrs["title"] == "zarr readers" and g.attrs["ranks"] == n
 
 
 def test_h5loom_reads_back_and_lists_an_s3_store(s3_store):

@@ -230,7 +230,7 @@ def test_read_only_arrays_are_written(tmp_path):
         np.testing.assert_array_equal(f.attrs["a"], [0.0, 1.0, 2.0])
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", ENGINES + ["zarr"])
 def test_compression_as_h5py_takes_it(tmp_path, engine):
     """compression/compression_opts/shuffle/fletcher32 as in h5py: kept by every
     engine with "filters", values read back; bad arguments refused by name."""
@@ -253,3 +253,26 @@ def test_compression_as_h5py_takes_it(tmp_path, engine):
         np.testing.assert_array_equal(z[...], data)
         assert f["level"].compression_opts == 2 and not f["level"].shuffle
         assert "bad" not in f and "lzf" not in f
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log", "zarr"])
+def test_dimension_names(tmp_path, engine):
+    """dim_names: kept by engines with "dimension_names" (zarr), refused by the
+    others naming the engine; the wrong number refused naming the dataset."""
+    path = tmp_path / "dims.h5"
+    keeps = "dimension_names" in h5loom.engine_groups(engine)
+    assert keeps == (engine == "zarr")
+    with h5loom.File(path, "w", engine=engine) as f:
+        if not keeps:
+            with pytest.raises(h5loom.UsageError, match=f"engine '{engine}'"):
+                f.create_dataset("t", shape=(2, 3), dtype="f4", dim_names=("y", "x"))
+            assert "t" not in f
+            return
+        f.create_dataset("t", data=np.ones((2, 3), "f4"), dim_names=("y", None))
+        f.create_dataset("plain", shape=(4,), dtype="i2")
+        with pytest.raises(h5loom.SelectionError, match="'/bad'"):
+            f.create_dataset("bad", shape=(2, 3), dim_names=("x",))
+    with h5loom.File(path, "r") as f:
+        assert f["t"].dim_names == ("y", "")
+        assert f["plain"].dim_names is None
+        np.testing.assert_array_equal(f["t"][...], np.ones((2, 3), "f4"))
