@@ -134,3 +134,21 @@ else:
     raise AssertionError("a store was opened without credentials")
 '''
     run_h5loom(code, 1, tmp_path)
+
+
+def test_bench_runs_the_zarr_engine_on_s3(s3, tmp_path):
+    """`h5loom bench ... --store s3://...`: the engine's files in the store (and
+    removed after), the POSIX baseline and the CSV in --dir, values verified."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    csv = tmp_path / "vpic.csv"
+    done = subprocess.run([os.environ.get("H5LOOM_MPIEXEC", "mpirun"), "--oversubscribe", "--allow-run-as-root", "-n",
+                           "2", str(BUILD / "h5loom"), "bench", "vpic", "--engine", "zarr", "--particles", "1000",
+                           "--steps", "2", "--repeat", "1", "--store", f"s3://{BUCKET}/bench", "--dir", str(tmp_path),
+                           "--csv", str(csv), "--no-progress"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = csv.read_text().splitlines()
+    assert len(rows) == 2 and ',"zarr",2,' in rows[1] and ",yes," in rows[1], rows
+    import boto3
+    left = boto3.client("s3", endpoint_url=s3).list_objects_v2(Bucket=BUCKET, Prefix="bench/")
+    assert left.get("KeyCount", 0) == 0, left.get("Contents")
+    assert not list(tmp_path.glob("*.zarr"))
