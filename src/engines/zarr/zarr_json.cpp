@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
+#include "engines/zarr/typed_attributes.hpp"
 #include "h5loom/errors.hpp"
 
 namespace h5loom::zarr {
@@ -86,9 +88,7 @@ std::string attribute_type(const AttributeValue& v) {
 Json attribute_json(const std::string& name, const AttributeValue& v) {
   if (v.is_string()) return v.as_string();
   if (v.is_string_array()) return v.as_strings();
-  if (v.is_empty() || !v.dtype().is_scalar())
-    throw DatatypeError("attribute '" + name + "' of type " + v.dtype().name() +
-                        ": the zarr engine keeps numbers, strings and lists of them in attributes so far");
+  if (!is_plain_attribute(v)) throw std::logic_error("attribute '" + name + "' is kept in _h5loom, not as JSON");
   const Scalar s = v.dtype().scalar();
   const std::size_t es = scalar_size(s);
   const auto* p = static_cast<const unsigned char*>(v.data());
@@ -184,14 +184,19 @@ std::string zarr_type_name(const Datatype& t) { return t.is_scalar() ? scalar_na
 
 std::string encode_node(const Node& node, bool root) {
   Json attrs = node.foreign;
-  Json types = Json::object();
+  Json types = Json::object(), typed = Json::object();
   for (const auto& [name, value] : node.attributes) {
+    if (!is_plain_attribute(value)) {  // exactly, in _h5loom
+      typed[name] = typed_attribute_json(name, value);
+      continue;
+    }
     attrs[name] = attribute_json(name, value);
     if (const std::string t = attribute_type(value); !t.empty()) types[name] = t;
   }
   Json mine = {{"version", kFormatVersion}};
   if (root) mine["engine"] = "zarr";
   if (!types.empty()) mine["attribute_types"] = types;
+  if (!typed.empty()) mine["typed_attributes"] = typed;
   Json j = {{"zarr_format", 3}, {"node_type", node.kind == ObjectKind::Dataset ? "array" : "group"}};
   if (node.kind == ObjectKind::Dataset) {
     const ArrayMeta& a = node.array;
@@ -215,9 +220,12 @@ std::string encode_node(const Node& node, bool root) {
       mine["filters"].push_back({{"id", f.id}, {"params", f.params}, {"optional", f.optional}, {"name", f.name}});
   }
   if (node.original.is_object()) {  // another writer's node: only what h5loom changes
-    // Still not h5loom's: no version (decode_node then keeps it as it is), and only the attribute types.
-    if (types.empty()) attrs.erase(kH5loomKey);
-    else attrs[kH5loomKey] = Json{{"attribute_types", types}};
+    // Still not h5loom's: no version (decode_node then keeps it as it is), and only the attributes' records.
+    Json records = Json::object();
+    if (!types.empty()) records["attribute_types"] = types;
+    if (!typed.empty()) records["typed_attributes"] = typed;
+    if (records.empty()) attrs.erase(kH5loomKey);
+    else attrs[kH5loomKey] = records;
     Json kept = node.original;
     if (node.kind == ObjectKind::Dataset) kept["shape"] = node.array.shape;
     kept["attributes"] = attrs;
@@ -262,6 +270,12 @@ Node decode_node(const std::string& text, const std::string& where) {
     if (!v && !(types.contains(name) && value.is_array() && value.empty())) v = attribute_inferred(value);
     if (v) node.attributes.emplace(name, std::move(*v));
     else node.foreign[name] = value;
+  }
+  if (mine.contains("typed_attributes")) {
+    if (!mine["typed_attributes"].is_object())
+      throw CorruptionError(where + ": _h5loom's typed_attributes is not an object");
+    for (auto& [name, record] : mine["typed_attributes"].items())
+      node.attributes.insert_or_assign(name, typed_attribute_from_json(record, name, where));
   }
   if (node.kind == ObjectKind::Group) return node;
 

@@ -347,3 +347,50 @@ f.close()
     np.testing.assert_array_equal(g["flags"][...], [True, False, True])
     assert g["flags"].attrs["n0"] == 7 and g["flags"].attrs["n1"] == 8
     assert "engine" not in json.loads((path / "zarr.json").read_text())["attributes"].get("_h5loom", {})
+
+
+def test_attributes_json_cannot_hold_are_kept_exactly(tmp_path):
+    """Compounds, enums, fixed strings, opaque and big-endian values, variable-length
+    sequences and values without elements: kept in _h5loom (typed_attributes),
+    read back exactly by h5loom at 2 ranks."""
+    run_h5loom(r'''
+point = np.dtype([("x", "<f4"), ("y", "<f4"), ("tag", "S4")])
+color = h5loom.enum_dtype({"red": 0, "green": 1}, basetype="i1")
+with h5loom.File("typed.zarr", "w", engine="zarr") as f:
+    a = f.create_dataset("a", shape=(3,), dtype="f8")
+    a.attrs["points"] = np.array([(1.0, 2.0, b"ab"), (3.5, -1.0, b"cdef")], dtype=point)
+    a.attrs["origin"] = np.array((0.5, 0.25, b"o"), dtype=point)[()]
+    a.attrs["color"] = np.array([1, 0, 1], dtype=color)
+    a.attrs["blob"] = np.frombuffer(b"\x00\x01\xfe\xff", dtype=h5loom.opaque_dtype(4, "raw"))
+    a.attrs["be"] = np.array([1, 256], dtype=">i4")
+    a.attrs["ragged"] = np.array([np.arange(3, dtype="i4"), np.arange(1, dtype="i4")], dtype=h5loom.vlen_dtype("i4"))
+    a.attrs["nothing"] = h5loom.Empty("f4")
+    f.attrs["plain"] = 7
+with h5loom.File("typed.zarr", "r", engine="zarr") as f:
+    at = f["a"].attrs
+    assert at["points"].tolist() == [(1.0, 2.0, b"ab"), (3.5, -1.0, b"cdef")], at["points"]
+    assert at["origin"].tolist() == (0.5, 0.25, b"o"), at["origin"]
+    assert at["color"].tolist() == [1, 0, 1] and at["color"].dtype.kind == "i"
+    assert bytes(at["blob"].tobytes()) == b"\x00\x01\xfe\xff"
+    assert at["be"].tolist() == [1, 256] and at["be"].dtype.byteorder in (">", "=", "<")
+    assert [list(x) for x in at["ragged"]] == [[0, 1, 2], [0]]
+    assert isinstance(at["nothing"], h5loom.Empty)
+    assert f.attrs["plain"] == 7
+''', 2, tmp_path)
+    g = zarr.open_group(str(tmp_path / "typed.zarr"), mode="r")
+    records = g["a"].attrs["_h5loom"]["typed_attributes"]
+    assert set(records) == {"points", "origin", "color", "blob", "be", "ragged", "nothing"}, records
+    assert records["nothing"] == {"kind": "empty", "type": "float32"}, records["nothing"]
+    assert "points" not in g["a"].attrs   # only in _h5loom
+    meta = tmp_path / "typed.zarr" / "a" / "zarr.json"
+    node = json.loads(meta.read_text())
+    node["attributes"]["_h5loom"]["typed_attributes"]["points"]["base64"] = "not base64!"
+    meta.write_text(json.dumps(node))
+    run_h5loom(r'''
+try:
+    h5loom.File("typed.zarr", "r", engine="zarr")["a"].attrs["points"]
+except h5loom.CorruptionError as e:
+    assert "'points'" in str(e) and "base64" in str(e), str(e)
+else:
+    raise AssertionError("a damaged attribute record was read")
+''', 1, tmp_path)
