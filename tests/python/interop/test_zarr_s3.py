@@ -104,6 +104,14 @@ assert f["steps"].shape == (12,)
                              timeout=120)
     assert listing.returncode == 0, listing.stderr
     assert "/grid/t" in listing.stdout and "int32" in listing.stdout, listing.stdout
+    for args, want in ((["info", url], "engine: zarr"), (["verify", url], ""), (["dump", url, "/grid/t"], "301"),
+                       (["convert", url, str(d / "from-s3.h5")], "")):
+        done = subprocess.run([str(BUILD / "h5loom"), *args], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0 and want in done.stdout, (args, done.stdout, done.stderr)
+    run_h5loom(r'''
+f = h5loom.File("from-s3.h5", "r")
+np.testing.assert_array_equal(f["grid/t"][3, :5], [300, 301, 302, 303, 304])
+''', 1, d)
 
 
 def test_large_objects_go_up_in_parts(s3, tmp_path):
