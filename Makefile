@@ -123,7 +123,7 @@ crash-explore: build
 # reports have no stack a suppressions file could match. Leak detection is on
 # for the tests that start no MPI (unit) and off for those that do.
 ASAN_BUILD ?= build-asan
-ASAN_TESTS ?= ^(unit-mpi|conformance-.*|capi-.*|async-soak-.*|soak-dir|fuzz-seeds|fuzz-replay)$$
+ASAN_TESTS ?= ^(unit-mpi|conformance-.*|capi-.*|pio-.*|async-soak-.*|soak-dir|fuzz-seeds|fuzz-replay)$$
 ASAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:check_initialization_order=1:strict_init_order=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-asan: deps

@@ -3,12 +3,11 @@
 // and each checking every value it reads. docs/benchmarks.md.
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <isa-l/crc64.h>
 #include <numeric>
-#include <sstream>
 
 #include "bench_kernel.hpp"
+#include "h5loom/pio.hpp"
 
 namespace h5loom::bench {
 
@@ -359,80 +358,35 @@ int run_amrex(const KernelOptions& o) {
 
 // ---- E3SM: writes driven by PIO decomposition maps ------------------------------
 
-namespace {
-
-struct DecompMap {
-  uint64_t npes = 0;
-  Dims dims;                                    // C order (slowest first)
-  std::vector<std::vector<uint64_t>> offsets;   // per map task: 1-based global offsets, 0 = hole
-};
-
-// PIO's text format: "version 2001 npes N ndims D", the global dims, then per
-// task "task maplen" and a line of offsets.
-DecompMap read_map(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw NotFoundError("cannot read decomposition map '" + path + "'");
-  DecompMap m;
-  std::string word;
-  uint64_t version = 0, ndims = 0;
-  in >> word >> version;
-  if (word != "version" || version != 2001)
-    throw ConfigError("decomposition map '" + path + "': expected 'version 2001' first, got '" + word + " " +
-                      std::to_string(version) + "'");
-  in >> word >> m.npes >> word >> ndims;
-  if (!in || m.npes == 0 || ndims == 0) throw ConfigError("decomposition map '" + path + "': bad header");
-  Dims fortran(ndims);
-  for (auto& d : fortran) in >> d;
-  m.dims.assign(fortran.rbegin(), fortran.rend());  // PIO lists the fastest dimension first
-  m.offsets.resize(m.npes);
-  for (uint64_t t = 0; t < m.npes; ++t) {
-    uint64_t task = 0, len = 0;
-    in >> task >> len;
-    if (!in || task != t) throw ConfigError("decomposition map '" + path + "': expected task " + std::to_string(t));
-    m.offsets[t].resize(len);
-    for (auto& x : m.offsets[t]) in >> x;
-    if (!in) throw ConfigError("decomposition map '" + path + "': task " + std::to_string(t) + " ends early");
-  }
-  uint64_t size = product(m.dims);
-  for (const auto& v : m.offsets)
-    for (uint64_t x : v)
-      if (x > size) throw ConfigError("decomposition map '" + path + "': offset " + std::to_string(x) +
-                                      " outside the " + dims_to_string(m.dims) + " array");
-  return m;
-}
-
-}  // namespace
-
 int run_e3sm(const KernelOptions& o) {
   if (o.map.empty()) throw ConfigError("bench e3sm needs --map FILE (e.g. bench/e3sm/f_case_866x72_16p.dat)");
-  DecompMap m;
-  agree(MPI_COMM_WORLD, [&] { m = read_map(o.map); });  // a map missing on one node stops every rank
-  const uint64_t N = uint64_t(n_ranks()), me = uint64_t(my_rank()), V = o.variables;
-  // The map's tasks are dealt to the ranks (task t to rank t % ranks); each
-  // rank writes its elements as runs of consecutive offsets along the last dimension.
+  // PIO's map file (src/pio): its tasks dealt to the ranks, task t to rank t % ranks; an error on every rank.
+  const auto decomposition = pio::Decomposition::from_file(MPI_COMM_WORLD, o.map);
+  const Dims& dims = decomposition.global_shape();
+  const uint64_t V = o.variables;
+  // Each rank writes its elements as runs of consecutive offsets along the last dimension.
   struct Run { uint64_t start, length; };
   std::vector<Run> runs;
   std::vector<uint64_t> mine;
-  for (uint64_t t = me; t < m.npes; t += N)
-    for (uint64_t x : m.offsets[t])
-      if (x) mine.push_back(x - 1);
+  for (int64_t x : decomposition.map())
+    if (x >= 0) mine.push_back(uint64_t(x));
   std::sort(mine.begin(), mine.end());
-  const uint64_t row = m.dims.back();
+  const uint64_t row = dims.back();
   for (uint64_t x : mine) {
     if (!runs.empty() && runs.back().start + runs.back().length == x && x % row != 0) ++runs.back().length;
     else runs.push_back({x, 1});
   }
   auto value = [](uint64_t var, uint64_t x) { return double(var) * 1e8 + double(x); };
   auto box_of = [&](const Run& r) {  // the run as a box of the N-D array
-    Dims start(m.dims.size()), count(m.dims.size(), 1);
+    Dims start(dims.size()), count(dims.size(), 1);
     uint64_t rem = r.start;
-    for (std::size_t d = m.dims.size(); d-- > 0;) start[d] = rem % m.dims[d], rem /= m.dims[d];
+    for (std::size_t d = dims.size(); d-- > 0;) start[d] = rem % dims[d], rem /= dims[d];
     count.back() = r.length;
     return Selection::box(start, count);
   };
   KernelSpec k;
   k.name = "e3sm";
-  k.description = "map " + o.map + " (" + std::to_string(m.npes) + " tasks, " + dims_to_string(m.dims) + "), " +
+  k.description = "map " + o.map + " (" + dims_to_string(dims) + "), " +
                   std::to_string(V) + " variables, " + std::to_string(runs.size()) + " runs per variable here";
   k.bytes_per_rank = V * mine.size() * sizeof(double);
   k.posix_piece = std::max<uint64_t>(8, mine.empty() ? 8 : mine.size() * 8 / std::max<std::size_t>(1, runs.size()));
@@ -440,7 +394,7 @@ int run_e3sm(const KernelOptions& o) {
   k.write = [&](File& f, StepClock&) {
     std::vector<double> buf;
     for (uint64_t v = 0; v < V; ++v) {
-      auto ds = f.create_dataset<double>("var" + std::to_string(v), m.dims);
+      auto ds = f.create_dataset<double>("var" + std::to_string(v), dims);
       for (const auto& r : runs) {
         buf.resize(r.length);
         for (uint64_t i = 0; i < r.length; ++i) buf[i] = value(v, r.start + i);

@@ -151,7 +151,7 @@ def test_e3sm_rejects_a_bad_map(tmp_path):
     cmd = [MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", "1", str(BUILD / "h5loom"), "bench", "e3sm",
            "--map", str(bad), "--dir", str(tmp_path)]
     res = subprocess.run(cmd, env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
-    assert res.returncode != 0 and "offset 99 outside the [10] array" in res.stderr, res.stderr
+    assert res.returncode != 0 and "offset 99, outside the [10] array" in res.stderr, res.stderr
 
 
 def test_missing_directory_is_created_and_bad_csv_fails_on_every_rank(tmp_path):
