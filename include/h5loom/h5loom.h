@@ -474,6 +474,32 @@ loom_status loom_field_read(loom_field* f, int component, loom_datatype dtype, c
                             const uint64_t* count, uint64_t halo, const void* fill, void* out);
 loom_status loom_field_free(loom_field* f);
 
+/* ---- PIO decompositions and rearrangers (docs/pio.md) ---- */
+typedef struct loom_decomposition_s loom_decomposition;
+typedef struct loom_rearrangement_s loom_rearrangement;
+typedef enum { LOOM_REARRANGER_BOX = 0, LOOM_REARRANGER_SUBSET = 1 } loom_rearranger;
+/* Collective. map: this rank's n global offsets (in the C-order array of ndim dimensions
+ * `shape`), counted from `base`: 0 (holes -1) or 1 as PIO's Fortran maps (holes 0). */
+loom_status loom_decomposition_from_map(MPI_Comm comm, int ndim, const uint64_t* shape, size_t n, const int64_t* map,
+                                        int base, loom_decomposition** out);
+/* Collective: a PIO "version 2001" file; task t goes to rank t % size. */
+loom_status loom_decomposition_from_file(MPI_Comm comm, const char* path, loom_decomposition** out);
+/* This rank's element count; its map (local_size 0-based offsets, -1 holes) if map is not NULL. */
+loom_status loom_decomposition_local(const loom_decomposition* d, size_t* local_size, int64_t* map);
+loom_status loom_decomposition_free(loom_decomposition* d);
+/* Collective: num_iotasks I/O tasks, `stride` ranks apart from rank `base`. */
+loom_status loom_rearrangement_create(const loom_decomposition* d, int num_iotasks, int stride, int base,
+                                      loom_rearranger kind, loom_rearrangement** out);
+loom_status loom_rearrangement_free(loom_rearrangement* r);
+/* Collective (PIO's write_darray / read_darray): this rank's n elements of `type` (the
+ * dataset's; n must be the decomposition's local_size), in map order, to or from the dataset -
+ * of the decomposition's shape, or with one more leading dimension whose index `frame` is
+ * used. Holes read as the fill value. */
+loom_status loom_darray_write(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
+                              const void* local);
+loom_status loom_darray_read(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
+                             void* local);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,19 +83,25 @@ class Rearrangement {
   // (netCDF's record dimension), whose index `frame` is written. Only the I/O
   // tasks call the engine; the data moves at the dataset's next flush point.
   template <class T>
-  void write(Dataset& ds, const T* local, uint64_t frame = 0) {
-    write_raw(ds, datatype_of<T>(), local, frame);
+  void write(Dataset& ds, const std::vector<T>& local, uint64_t frame = 0) {
+    write_raw(ds, datatype_of<T>(), local.data(), local.size(), frame);
   }
-  // Collective: this rank's elements from `ds` into `local` (holes: the
-  // dataset's fill value).
+  // Collective: this rank's elements from `ds` into `local` (resized to
+  // local_size(); holes: the dataset's fill value).
   template <class T>
-  void read(Dataset& ds, T* local, uint64_t frame = 0) {
-    read_raw(ds, datatype_of<T>(), local, frame);
+  void read(Dataset& ds, std::vector<T>& local, uint64_t frame = 0) {
+    local.resize(local_size());
+    read_raw(ds, datatype_of<T>(), local.data(), local.size(), frame);
   }
-  void write_raw(Dataset& ds, Datatype dtype, const void* local, uint64_t frame);
-  void read_raw(Dataset& ds, Datatype dtype, void* local, uint64_t frame);
+  // The same with `n` elements of `dtype` at `local`: n must be local_size()
+  // (SelectionError on every rank otherwise, before anything moves).
+  void write_raw(Dataset& ds, Datatype dtype, const void* local, std::size_t n, uint64_t frame);
+  void read_raw(Dataset& ds, Datatype dtype, void* local, std::size_t n, uint64_t frame);
+
+  std::size_t local_size() const;
 
   Rearranger kind() const;
+  // (local_size: the decomposition's, this rank's element count.)
   bool is_io_task() const;
   // The boxes (start, count in the decomposition's shape) this rank writes as an I/O task.
   std::vector<std::pair<Dims, Dims>> io_boxes() const;

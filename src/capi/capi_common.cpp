@@ -172,7 +172,8 @@ const char* const kCollective[] = {
     "loom_group_create_soft_link", "loom_group_reference", "loom_group_dereference", "loom_dataset_read_strings",
     "loom_attr_write_ref", "loom_attr_write_refs", "loom_attr_write_typed", "loom_dataset_resize",
     "loom_group_create_hard_link", "loom_file_copy_object", "loom_group_create_external_link",
-    "loom_file_flush_async"};
+    "loom_file_flush_async", "loom_decomposition_from_map", "loom_decomposition_from_file",
+    "loom_rearrangement_create", "loom_darray_write", "loom_darray_read"};
 constexpr int kCollectiveCount = sizeof kCollective / sizeof kCollective[0];
 
 int collective_id(const char* function) {

@@ -7,7 +7,7 @@
 // capi_types.cpp (loom_type: compounds, strings, enums, references; typed
 // datasets), capi_links.cpp (links), capi_refs.cpp (object references,
 // variable-length strings, typed attributes), capi_series.cpp (series, steps,
-// particles, fields).
+// particles, fields), capi_pio.cpp (PIO decompositions and rearrangers).
 #pragma once
 
 #include "h5loom/h5loom.h"
@@ -175,6 +175,9 @@ h5loom::Object& as_object(loom_object* o);
 // A loom_type ready for a dataset or attribute: not NULL (UsageError naming
 // `arg`), a compound or enum with a member or name (DatatypeError).
 const h5loom::Datatype& usable(const loom_type* t, const char* arg);
+// A type for typed transfers (loom_dataset_write_typed, loom_darray_write):
+// C elements of the type's size (variable-length strings have their own calls).
+const h5loom::Datatype& transferable(const loom_type* t, const char* arg);
 h5loom::Selection to_selection(const loom_selection* s);
 loom_object* new_object(h5loom::Group g, SharedComm agree);
 loom_object* new_object(h5loom::Dataset d, SharedComm agree);

@@ -24,17 +24,6 @@ loom_type& need_type(loom_type* t, const char* arg) {
   return const_cast<loom_type&>(need_type(static_cast<const loom_type*>(t), arg));
 }
 
-// A type for loom_dataset_write_typed / _read_typed: C elements of the size
-// of the type (variable-length strings are char* in C: their own calls).
-const h5loom::Datatype& transferable(const loom_type* t, const char* arg) {
-  const auto& type = usable(t, arg);
-  if (type.is_varstring())
-    throw h5loom::DatatypeError(in_call(std::string("loom_type '") + arg + "' is " + type.name() +
-                                        " (variable-length strings): use loom_dataset_write_strings / "
-                                        "loom_dataset_read_strings"));
-  return type;
-}
-
 void add_member(loom_type* compound, const char* name, size_t offset, const h5loom::Datatype& member) {
   auto& t = need_type(compound, "compound");
   if (!t.type.is_compound()) throw h5loom::DatatypeError(in_call("loom_type '" + t.type.name() + "' is not a compound"));
@@ -47,6 +36,15 @@ void add_member(loom_type* compound, const char* name, size_t offset, const h5lo
 }  // namespace
 
 namespace h5loom::capi {
+
+const h5loom::Datatype& transferable(const loom_type* t, const char* arg) {
+  const auto& type = usable(t, arg);
+  if (type.is_varstring())
+    throw h5loom::DatatypeError(in_call(std::string("loom_type '") + arg + "' is " + type.name() +
+                                        " (variable-length strings): use loom_dataset_write_strings / "
+                                        "loom_dataset_read_strings"));
+  return type;
+}
 
 const h5loom::Datatype& usable(const loom_type* t, const char* arg) {
   const auto& type = need_type(t, arg);

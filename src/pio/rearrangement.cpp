@@ -147,6 +147,7 @@ Rearrangement::Rearrangement(Rearrangement&&) noexcept = default;
 Rearrangement& Rearrangement::operator=(Rearrangement&&) noexcept = default;
 
 Rearranger Rearrangement::kind() const { return plan_->kind; }
+std::size_t Rearrangement::local_size() const { return plan_->local_size; }
 bool Rearrangement::is_io_task() const { return plan_->io_task; }
 
 std::vector<std::pair<Dims, Dims>> Rearrangement::io_boxes() const {
@@ -172,8 +173,11 @@ namespace {
 
 // Checks every rank makes before the exchange, agreed on (a rank alone refusing would leave the others waiting).
 void check_transfer(MPI_Comm comm, const Dims& shape, std::size_t local_size, const Dataset& ds,
-                    const Datatype& dtype, const void* local, uint64_t frame, const char* what) {
+                    const Datatype& dtype, const void* local, std::size_t n, uint64_t frame, const char* what) {
   mpi::agree(comm, [&] {
+    if (n != local_size)
+      throw SelectionError(std::string(what) + " of dataset '" + ds.path() + "': " + std::to_string(n) +
+                           " elements given for a decomposition that holds " + std::to_string(local_size) + " here");
     if (!local && local_size)
       throw UsageError(std::string(what) + " of dataset '" + ds.path() + "': null data for " +
                        std::to_string(local_size) + " elements");
@@ -186,10 +190,10 @@ void check_transfer(MPI_Comm comm, const Dims& shape, std::size_t local_size, co
 
 }  // namespace
 
-void Rearrangement::write_raw(Dataset& ds, Datatype dtype, const void* local, uint64_t frame) {
+void Rearrangement::write_raw(Dataset& ds, Datatype dtype, const void* local, std::size_t n, uint64_t frame) {
   const Plan& p = *plan_;
   const std::size_t es = datatype_size(dtype);
-  check_transfer(p.comm, p.shape, p.local_size, ds, dtype, local, frame, "write");
+  check_transfer(p.comm, p.shape, p.local_size, ds, dtype, local, n, frame, "write");
   std::vector<unsigned char> send(p.send_index.size() * es), recv(p.received.size() * es);
   const auto* in = static_cast<const unsigned char*>(local);
   for (std::size_t j = 0; j < p.send_index.size(); ++j) std::memcpy(&send[j * es], in + p.send_index[j] * es, es);
@@ -199,15 +203,16 @@ void Rearrangement::write_raw(Dataset& ds, Datatype dtype, const void* local, ui
   if (p.kind == Rearranger::Box) {
     if (boxes.empty()) return;
     // The whole slab: the elements no rank holds (the holes) as the fill value.
-    const uint64_t n = (p.end_row - p.first_row) * p.row_elements;
-    std::vector<unsigned char> slab(n * es);
+    const uint64_t slab_n = (p.end_row - p.first_row) * p.row_elements;
+    std::vector<unsigned char> slab(slab_n * es);
     const std::vector<unsigned char> fill = ds.fill_value();
-    for (uint64_t i = 0; i < n; ++i)
+    for (uint64_t i = 0; i < slab_n; ++i)
       if (fill.size() == es) std::memcpy(&slab[i * es], fill.data(), es);
     const int64_t first = int64_t(p.first_row * p.row_elements);
     for (std::size_t j = 0; j < p.received.size(); ++j)
       std::memcpy(&slab[std::size_t(p.received[j] - first) * es], &recv[j * es], es);
-    ds.write_raw(in_dataset(ds, p.shape.size(), boxes[0].first, boxes[0].second, frame), dtype, slab.data(), n, true);
+    ds.write_raw(in_dataset(ds, p.shape.size(), boxes[0].first, boxes[0].second, frame), dtype, slab.data(), slab_n,
+                 true);
     return;
   }
   // Subset: the elements in offset order, written run by run.
@@ -221,10 +226,10 @@ void Rearrangement::write_raw(Dataset& ds, Datatype dtype, const void* local, ui
                  &values[p.runs[r].at * es], p.runs[r].length, true);
 }
 
-void Rearrangement::read_raw(Dataset& ds, Datatype dtype, void* local, uint64_t frame) {
+void Rearrangement::read_raw(Dataset& ds, Datatype dtype, void* local, std::size_t n, uint64_t frame) {
   const Plan& p = *plan_;
   const std::size_t es = datatype_size(dtype);
-  check_transfer(p.comm, p.shape, p.local_size, ds, dtype, local, frame, "read");
+  check_transfer(p.comm, p.shape, p.local_size, ds, dtype, local, n, frame, "read");
   // Every rank reads once (reads are collective): an I/O task the slab that
   // holds its elements (subset: from the first one's row to the last one's), the others nothing.
   uint64_t first_row = p.first_row, end_row = p.end_row;
@@ -232,12 +237,12 @@ void Rearrangement::read_raw(Dataset& ds, Datatype dtype, void* local, uint64_t 
     first_row = p.sorted.empty() ? 0 : uint64_t(p.sorted.front()) / p.row_elements;
     end_row = p.sorted.empty() ? 0 : uint64_t(p.sorted.back()) / p.row_elements + 1;
   }
-  const uint64_t n = p.io_task ? (end_row - first_row) * p.row_elements : 0;
-  std::vector<unsigned char> slab(n * es);
-  if (n) {
+  const uint64_t slab_n = p.io_task ? (end_row - first_row) * p.row_elements : 0;
+  std::vector<unsigned char> slab(slab_n * es);
+  if (slab_n) {
     Dims start(p.shape.size(), 0), count = p.shape;
     start[0] = first_row, count[0] = end_row - first_row;
-    ds.read_raw(in_dataset(ds, p.shape.size(), start, count, frame), dtype, slab.data(), n);
+    ds.read_raw(in_dataset(ds, p.shape.size(), start, count, frame), dtype, slab.data(), slab_n);
   } else {
     ds.read_raw(Selection::none(), dtype, slab.data(), 0);
   }

@@ -302,6 +302,8 @@ nb::tuple attribute_to_python(const AttributeValue& v) {
 
 }  // namespace
 
+void bind_pio(nb::module_& m);  // pio_bindings.cpp
+
 NB_MODULE(_core, m) {
   m.doc() = "h5loom C++ core (use the h5loom package, not this module)";
 
@@ -318,6 +320,7 @@ NB_MODULE(_core, m) {
   m.def("_raise_error", &raise_error, nb::arg("code"), nb::arg("message"));
 
   m.def("ensure_mpi", &ensure_mpi);
+  bind_pio(m);
   m.def("copy_object", [](File& from, const std::string& from_path, File& to, const std::string& to_path, bool shallow,
                           bool attributes, bool expand_soft_links) {
     CopyOptions options;

@@ -50,7 +50,7 @@ void round_trip(const Decomposition& d, const std::string& tag, const std::strin
         for (uint64_t frame = 0; frame < 2; ++frame) {
           std::vector<double> local(map.size());
           for (std::size_t i = 0; i < map.size(); ++i) local[i] = map[i] < 0 ? -99.0 : value_of(map[i], frame);
-          r.write(ds, local.data(), frame);
+          r.write(ds, local, frame);
         }
       }
       auto f = File::open(path, Mode::Read, fo);
@@ -76,7 +76,7 @@ void round_trip(const Decomposition& d, const std::string& tag, const std::strin
               << what << ": frame " << frame << ", offset " << x;
       for (uint64_t frame = 0; frame < 2; ++frame) {
         std::vector<double> back(map.size(), 12345.0);
-        r.read(ds, back.data(), frame);
+        r.read(ds, back, frame);
         for (std::size_t i = 0; i < map.size(); ++i)
           ASSERT_EQ(back[i], map[i] < 0 ? -7.0 : value_of(map[i], frame)) << what << ": element " << i;
       }
@@ -183,12 +183,19 @@ TEST(pio, DatasetsOfAnotherShapeOrTypeAreRefusedOnEveryRank) {
   auto f = File::create(g_dir + "/pio-shapes-np" + std::to_string(g_size) + ".h5");
   auto wrong = f.create_dataset<double>("wrong", {5, 5, 5});
   std::vector<double> local(d.local_size(), 1.0);
-  EXPECT_THROW(r.write(wrong, local.data()), SelectionError);
+  EXPECT_THROW(r.write(wrong, local), SelectionError);
   auto ints = f.create_dataset<int32_t>("ints", {4});
-  EXPECT_THROW(r.write(ints, local.data()), DatatypeError);
+  EXPECT_THROW(r.write(ints, local), DatatypeError);
   auto good = f.create_dataset<double>("good", {4});
-  r.write(good, local.data());
-  EXPECT_THROW(r.write(good, local.data(), 1), SelectionError);  // no frame dimension
+  r.write(good, local);
+  EXPECT_THROW(r.write(good, local, 1), SelectionError);  // no frame dimension
+  std::vector<double> short_on_rank0(g_rank == 0 ? 1 : d.local_size(), 2.0);  // rank 0 holds 2
+  try {
+    r.write(good, short_on_rank0);
+    FAIL() << "too few elements were taken";
+  } catch (const SelectionError& e) {
+    EXPECT_NE(std::string(e.what()).find("1 elements given"), std::string::npos) << e.what();
+  }
 }
 
 int main(int argc, char** argv) {

@@ -1,0 +1,122 @@
+// The C API of PIO's decompositions and rearrangers: thin handles over h5loom::pio.
+#include <algorithm>
+#include <functional>
+
+#include "capi_internal.hpp"
+#include "h5loom/pio.hpp"
+
+using namespace h5loom::capi;
+
+struct loom_decomposition_s {
+  h5loom::pio::Decomposition decomposition;
+  SharedComm agree;
+};
+struct loom_rearrangement_s {
+  h5loom::pio::Rearrangement rearrangement;
+  SharedComm agree;
+};
+
+extern "C" {
+
+static loom_status make_decomposition(const char* function, MPI_Comm comm, loom_decomposition** out,
+                                      const std::function<void()>& check,
+                                      const std::function<h5loom::pio::Decomposition()>& make) {
+  h5loom::ensure_mpi();
+  if (out) *out = nullptr;
+  return collective(
+      function, comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm,
+      [&] {
+        need_out(out, "out");
+        check();
+      },
+      [&] {
+        auto d = make();
+        *out = new loom_decomposition_s{std::move(d), std::make_shared<AgreeComm>(d.comm())};
+      });
+}
+
+loom_status loom_decomposition_from_map(MPI_Comm comm, int ndim, const uint64_t* shape, size_t n, const int64_t* map,
+                                        int base, loom_decomposition** out) {
+  return make_decomposition(
+      __func__, comm, out,
+      [&] {
+        if (ndim < 1 || ndim > 32) throw h5loom::SelectionError(in_call("ndim " + std::to_string(ndim) + " is not 1 to 32"));
+        need_out(shape, "shape");
+        if (n) need_out(map, "map");
+      },
+      [&] {
+        return h5loom::pio::Decomposition::from_map(comm, h5loom::Dims(shape, shape + ndim),
+                                                     std::vector<int64_t>(map, map + n), base);
+      });
+}
+
+loom_status loom_decomposition_from_file(MPI_Comm comm, const char* path, loom_decomposition** out) {
+  return make_decomposition(__func__, comm, out, [&] { text(path, "path"); },
+                            [&] { return h5loom::pio::Decomposition::from_file(comm, path); });
+}
+
+loom_status loom_decomposition_local(const loom_decomposition* d, size_t* local_size, int64_t* map) {
+  return guarded(__func__, [&] {
+    need(d, "d", "decomposition");
+    need_out(local_size, "local_size");
+    const auto& m = d->decomposition.map();
+    *local_size = m.size();
+    if (map) std::copy(m.begin(), m.end(), map);
+  });
+}
+
+loom_status loom_decomposition_free(loom_decomposition* d) {
+  return guarded(__func__, [&] { delete d; });
+}
+
+loom_status loom_rearrangement_create(const loom_decomposition* d, int num_iotasks, int stride, int base,
+                                      loom_rearranger kind, loom_rearrangement** out) {
+  if (out) *out = nullptr;
+  return collective(
+      __func__, comm_of(d),
+      [&] {
+        need(d, "d", "decomposition");
+        need_out(out, "out");
+        if (kind != LOOM_REARRANGER_BOX && kind != LOOM_REARRANGER_SUBSET)
+          throw h5loom::UsageError(in_call("invalid loom_rearranger value " + std::to_string(int(kind))));
+      },
+      [&] {
+        h5loom::pio::IOSystem io{d->decomposition.comm(), num_iotasks, stride, base};
+        h5loom::pio::Rearrangement r(d->decomposition, io,
+                                     kind == LOOM_REARRANGER_BOX ? h5loom::pio::Rearranger::Box
+                                                                 : h5loom::pio::Rearranger::Subset);
+        *out = new loom_rearrangement_s{std::move(r), d->agree};
+      });
+}
+
+loom_status loom_rearrangement_free(loom_rearrangement* r) {
+  return guarded(__func__, [&] { delete r; });
+}
+
+loom_status loom_darray_write(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
+                              const void* local) {
+  h5loom::Datatype t;
+  return collective(
+      __func__, comm_of(r),
+      [&] {
+        need(r, "r", "rearrangement");
+        as_dataset(d);
+        t = transferable(type, "type");
+      },
+      [&] { r->rearrangement.write_raw(*d->dataset, t, local, n, frame); });
+}
+
+loom_status loom_darray_read(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
+                             void* local) {
+  h5loom::Datatype t;
+  return collective(
+      __func__, comm_of(r),
+      [&] {
+        need(r, "r", "rearrangement");
+        as_dataset(d);
+        t = transferable(type, "type");
+      },
+      [&] { r->rearrangement.read_raw(*d->dataset, t, local, n, frame); });
+}
+
+}  // extern "C"
