@@ -93,30 +93,33 @@ loom_status loom_rearrangement_free(loom_rearrangement* r) {
   return guarded(__func__, [&] { delete r; });
 }
 
-loom_status loom_darray_write(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
-                              const void* local) {
+// write and read: agreed over the rearrangement's ranks once the handles and the type are checked.
+static loom_status darray(const char* function, loom_rearrangement* r, loom_dataset* d, const loom_type* type,
+                          const std::function<void(h5loom::pio::Rearrangement&, h5loom::Dataset&,
+                                                   const h5loom::Datatype&)>& transfer) {
   h5loom::Datatype t;
   return collective(
-      __func__, comm_of(r),
+      function, comm_of(r),
       [&] {
         need(r, "r", "rearrangement");
         as_dataset(d);
         t = transferable(type, "type");
       },
-      [&] { r->rearrangement.write_raw(*d->dataset, t, local, n, frame); });
+      [&] { transfer(r->rearrangement, *d->dataset, t); });
+}
+
+loom_status loom_darray_write(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
+                              const void* local) {
+  return darray(__func__, r, d, type, [&](auto& rearrangement, auto& dataset, const auto& t) {
+    rearrangement.write_raw(dataset, t, local, n, frame);
+  });
 }
 
 loom_status loom_darray_read(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
                              void* local) {
-  h5loom::Datatype t;
-  return collective(
-      __func__, comm_of(r),
-      [&] {
-        need(r, "r", "rearrangement");
-        as_dataset(d);
-        t = transferable(type, "type");
-      },
-      [&] { r->rearrangement.read_raw(*d->dataset, t, local, n, frame); });
+  return darray(__func__, r, d, type, [&](auto& rearrangement, auto& dataset, const auto& t) {
+    rearrangement.read_raw(dataset, t, local, n, frame);
+  });
 }
 
 }  // extern "C"
