@@ -321,9 +321,15 @@ class ElementBuffer {
 // bytes (attributes are compared across ranks, and stored).
 void clear_padding(const Datatype& t, void* data, std::size_t count);
 
+// Whether elements of `t` hold object references anywhere: as elements,
+// members, array elements or inside variable-length sequences
+// (Datatype::has_references leaves the sequences out).
+bool holds_references(const Datatype& t);
+
 // Calls fn(ObjectRef&) for every reference in `count` elements of `t` at
-// `data` (members of compounds included), in order; fn may change them (a copy
-// between files translates each one).
+// `data` (members of compounds, and sequences' elements in memory form,
+// included), in order; fn may change them (a copy between files translates
+// each one).
 void for_each_reference(const Datatype& t, void* data, std::size_t count, const std::function<void(ObjectRef&)>& fn);
 
 template <class T>

@@ -256,7 +256,10 @@ class AttributeValue {
   const std::vector<std::string>& as_strings() const;
   // The references of a reference attribute (a scalar gives one).
   std::vector<ObjectRef> as_references() const;
-
+  // The value with each object reference it holds - anywhere: in members,
+  // inside variable-length sequences (netCDF's DIMENSION_LIST) - passed
+  // through fn (copies between files translate them); itself if it holds none.
+  AttributeValue with_references_translated(const std::function<void(ObjectRef&)>& fn) const;
 
   // The named datatype (absolute path) this value's type is shared from, as
   // DatasetSpec::named_type: its reference count counts the attribute. Empty:

@@ -27,8 +27,8 @@ struct Datatype::Detail {
 std::size_t member_size(const Datatype& t) { return t.is_varstring() ? sizeof(char*) : t.size(); }
 
 const char* const kVariableLengthPartsRefused =
-    "object references together with variable-length parts are not held (references may be elements or "
-    "compound members of fixed-size types)";
+    "object references inside variable-length parts are kept in attributes (netCDF-4's DIMENSION_LIST is one), "
+    "not in datasets";
 
 std::size_t scalar_size(Scalar s) {
   return dispatch_scalar(s, [](auto v) { return sizeof(v); });
@@ -515,13 +515,30 @@ void clear_padding(const Datatype& t, void* data, std::size_t count) {
   }
 }
 
+bool holds_references(const Datatype& t) {
+  switch (t.type_class()) {
+    case Datatype::Class::Reference: return true;
+    case Datatype::Class::Sequence: return holds_references(t.sequence_element());
+    case Datatype::Class::Array: return holds_references(t.array_element());
+    case Datatype::Class::Compound:
+      for (const auto& m : t.members())
+        if (holds_references(m.type)) return true;
+      return false;
+    default: return false;
+  }
+}
+
 void for_each_reference(const Datatype& t, void* data, std::size_t count, const std::function<void(ObjectRef&)>& fn) {
-  if (!t.has_references()) return;
+  if (!holds_references(t)) return;
   if (t.is_array()) return for_each_reference(t.array_element(), data, count * t.array_count(), fn);
   auto* bytes = static_cast<unsigned char*>(data);
   for (std::size_t i = 0; i < count; ++i) {
     unsigned char* element = bytes + i * t.size();
-    if (t.is_reference()) {
+    if (t.is_sequence()) {  // a VarSequence (hvl_t): its elements
+      VarSequence s;
+      std::memcpy(&s, element, sizeof s);
+      if (s.length) for_each_reference(t.sequence_element(), s.data, s.length, fn);
+    } else if (t.is_reference()) {
       ObjectRef r;  // elements of a compound need not be aligned
       std::memcpy(&r, element, sizeof r);
       fn(r);

@@ -47,8 +47,6 @@ AttributeValue AttributeValue::from_raw(Kind kind, Datatype dtype, std::size_t c
     throw DatatypeError("an attribute of variable-length strings is a string or a list of strings "
                         "(AttributeValue(std::string), AttributeValue(std::vector<std::string>))");
   if (dtype.has_variable_length_parts()) {
-    if (references_with_parts(dtype))  // (their tokens could not be translated between files)
-      throw DatatypeError("an attribute of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
     v.bytes_ = pack_variable_length(dtype, data, count);  // no pointers kept: a value like any other
     return v;
   }
@@ -75,8 +73,6 @@ AttributeValue AttributeValue::from_stored(Kind kind, Datatype dtype, std::size_
                             std::to_string(size) + " bytes");
     return from_raw(kind, dtype, kind == Kind::String ? size : count, data);
   }
-  if (references_with_parts(dtype))
-    throw DatatypeError("an attribute of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
   if (count > size / min_packed_element_size(dtype))
     throw CorruptionError("an attribute of " + std::to_string(count) + " elements of " + dtype.name() + " has only " +
                           std::to_string(size) + " packed bytes");
@@ -93,6 +89,22 @@ AttributeValue AttributeValue::from_stored(Kind kind, Datatype dtype, std::size_
   v.count_ = count;
   v.bytes_.assign(static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + size);
   return v;
+}
+
+AttributeValue AttributeValue::with_references_translated(const std::function<void(ObjectRef&)>& fn) const {
+  if (!is_numeric() || !holds_references(dtype_)) return *this;
+  AttributeValue out;
+  if (!dtype_.has_variable_length_parts()) {
+    std::vector<unsigned char> bytes = bytes_;
+    for_each_reference(dtype_, bytes.data(), count_, fn);
+    out = from_raw(kind_, dtype_, count_, bytes.data());
+  } else {  // in memory form, where the references sit inside the sequences; packed again by from_raw
+    ElementBuffer elements(dtype_, count_);
+    unpack_variable_length(dtype_, bytes_.data(), bytes_.size(), elements.data(), count_);
+    for_each_reference(dtype_, elements.data(), count_, fn);
+    out = from_raw(kind_, dtype_, count_, elements.data());
+  }
+  return out.set_named_type(named_type_);
 }
 
 void AttributeValue::copy_elements(void* out) const {

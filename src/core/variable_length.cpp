@@ -283,22 +283,7 @@ void require_parts(const Datatype& t) {
 
 }  // namespace
 
-namespace {
-bool references_anywhere(const Datatype& t) {
-  switch (t.type_class()) {
-    case Datatype::Class::Reference: return true;
-    case Datatype::Class::Sequence: return references_anywhere(t.sequence_element());
-    case Datatype::Class::Array: return references_anywhere(t.array_element());
-    case Datatype::Class::Compound:
-      for (const auto& m : t.members())
-        if (references_anywhere(m.type)) return true;
-      return false;
-    default: return false;
-  }
-}
-}  // namespace
-
-bool references_with_parts(const Datatype& t) { return t.has_variable_length_parts() && references_anywhere(t); }
+bool references_with_parts(const Datatype& t) { return t.has_variable_length_parts() && holds_references(t); }
 
 std::size_t min_packed_element_size(const Datatype& t) {
   require_parts(t);

@@ -155,14 +155,9 @@ class Copier {
     for (const auto& name : in_creation_order([&] { return from.attribute_names_in_creation_order(); },
                                               [&] { return from.attribute_names(); })) {
       AttributeValue v = from.attribute(name);
-      const bool has = !v.is_string() && !v.is_string_array() && v.dtype().has_references();
+      const bool has = v.is_numeric() && holds_references(v.dtype());  // (inside sequences too: DIMENSION_LIST)
       if (has != with_references) continue;
-      if (has) {
-        std::vector<unsigned char> bytes(static_cast<const unsigned char*>(v.data()),
-                                         static_cast<const unsigned char*>(v.data()) + v.size() * v.dtype().size());
-        translate(v.dtype(), bytes.data(), v.size());
-        v = AttributeValue::from_raw(v.kind(), v.dtype(), v.size(), bytes.data());
-      }
+      if (has) v = v.with_references_translated([&](ObjectRef& r) { translate_one(r); });
       // The value and its type, not the sharing of a named datatype (which
       // may not be copied, or not yet), as for datasets.
       v.set_named_type({});
@@ -182,16 +177,18 @@ class Copier {
   }
 
   void translate(const Datatype& t, void* data, std::size_t count) {
-    for_each_reference(t, data, count, [&](ObjectRef& r) {
-      if (r.is_null()) return;
-      auto known = translated_.find(r.token);
-      if (known == translated_.end()) {
-        ObjectRef out = same_file_ ? r : ObjectRef{};
-        if (auto copied = copies_.find(r.token); copied != copies_.end()) out = to_.reference(copied->second);
-        known = translated_.emplace(r.token, out).first;
-      }
-      r = known->second;
-    });
+    for_each_reference(t, data, count, [&](ObjectRef& r) { translate_one(r); });
+  }
+
+  void translate_one(ObjectRef& r) {
+    if (r.is_null()) return;
+    auto known = translated_.find(r.token);
+    if (known == translated_.end()) {
+      ObjectRef out = same_file_ ? r : ObjectRef{};
+      if (auto copied = copies_.find(r.token); copied != copies_.end()) out = to_.reference(copied->second);
+      known = translated_.emplace(r.token, out).first;
+    }
+    r = known->second;
   }
 
   static std::string describe(const File& f) { return "file '" + f.filename() + "'"; }

@@ -115,8 +115,9 @@ AttributeValue zero_value(hid_t type, hid_t space, const std::string& what) {
     return AttributeValue(std::vector<std::string>(count));
   }
   const Datatype dtype = model_type(type, what);
-  if (references_with_parts(dtype))
-    throw DatatypeError("cannot create " + what + " of type " + dtype.name() + ": " + kVariableLengthPartsRefused);
+  if (references_with_parts(dtype))  // (the application's HDF5 references inside sequences are not translated yet)
+    throw DatatypeError("cannot create " + what + " of type " + dtype.name() +
+                        ": the connector does not pass object references inside variable-length data yet");
   std::vector<unsigned char> zeros(count * datatype_size(dtype), 0);  // (empty sequences, null strings)
   return AttributeValue::from_raw(kind, dtype, count, zeros.data());
 }

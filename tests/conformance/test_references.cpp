@@ -1,5 +1,5 @@
-// Conformance groups "references" (object references in attributes and
-// compound members: what netCDF's dimension scales are made of),
+// Conformance groups "references" (object references in attributes, compound
+// members and variable-length sequences: what netCDF's dimension scales are made of),
 // "reference_datasets" (datasets of them, which parallel HDF5 1.12+ cannot
 // write) and "vlen_strings" (variable-length strings in datasets).
 #include <cstddef>
@@ -66,6 +66,49 @@ TEST_F(references, ReferencesInAttributesAndCompoundsResolveAfterAMoveAndReopen)
   std::memcpy(got, list.data(), sizeof got);
   EXPECT_EQ(f.dereference(got[0].dataset), "/grid/temperature");
   EXPECT_EQ(got[1].dimension, 1);
+}
+
+// netCDF-4's DIMENSION_LIST: on a variable, one sequence of references per
+// axis, to the dimension scales it uses. Kept exactly, and translated into the
+// new file by a conversion (to the log engine, or from it to hdf5).
+TEST_F(references, ReferencesInsideSequencesResolveAfterReopenAndConvert) {
+  const auto src = file_path("src"), dst = file_path("dst");
+  const Datatype dimension_list = Datatype::sequence(Datatype::reference());
+  {
+    auto f = File::create(src, options());
+    f.create_group("junk");  // objects made in an order that gives other tokens in the copy
+    f.create_dataset<float>("x", {3});
+    f.create_dataset<double>("time", {2});
+    auto temp = f.create_dataset<float>("temperature", {2, 3});
+    ObjectRef axis0[] = {f.reference("time")}, axis1[] = {f.reference("x"), f.reference("/")};
+    VarSequence lists[] = {{1, axis0}, {2, axis1}};
+    temp.set_attribute("DIMENSION_LIST", AttributeValue::from_raw(AttributeValue::Kind::Array, dimension_list, 2, lists));
+  }
+  const auto check = [&](File& f, const std::string& which) {
+    const AttributeValue v = f.dataset("temperature").attribute("DIMENSION_LIST");
+    ASSERT_EQ(v.dtype(), dimension_list) << which;
+    ASSERT_EQ(v.size(), 2u) << which;
+    ElementBuffer lists(dimension_list, 2);
+    v.copy_elements(lists.data());
+    VarSequence got[2];
+    std::memcpy(got, lists.data(), sizeof got);
+    ASSERT_EQ(got[0].length, 1u) << which;
+    ASSERT_EQ(got[1].length, 2u) << which;
+    const auto* axis0 = static_cast<const ObjectRef*>(got[0].data);
+    const auto* axis1 = static_cast<const ObjectRef*>(got[1].data);
+    EXPECT_EQ(f.dereference(axis0[0]), "/time") << which;
+    EXPECT_EQ(f.dereference(axis1[0]), "/x") << which;
+    EXPECT_EQ(f.dereference(axis1[1]), "/") << which;
+  };
+  {
+    auto f = File::open(src, Mode::Read, options());
+    check(f, "after reopen");
+  }
+  FileOptions in = options(), out = options();
+  out.engine = conformance::env().base_engine == "log" ? "hdf5" : "log";
+  convert_file(src, dst, in, out);
+  auto f = File::open(dst, Mode::Read, out);
+  check(f, "in the converted file");
 }
 
 TEST_F(reference_datasets, OneReferencePerRankResolvesAfterReopen) {

@@ -87,9 +87,27 @@ TEST(Datatype, VariableLengthSequencesAreDescribed) {
   for (const auto& t : types) EXPECT_EQ(datatype_from_name(t.name()), t) << t.name();
   EXPECT_NE(floats, Datatype::sequence(Datatype::Float64));
   EXPECT_THROW(Datatype::compound({{"name", 0, Datatype::varstring()}, {"x", 4, Datatype::Float64}}), DatatypeError);
-  EXPECT_THROW(AttributeValue::from_raw(AttributeValue::Kind::Scalar, Datatype::sequence(Datatype::reference()), 0,
-                                        nullptr),
-               DatatypeError);  // references with variable-length parts
+  {  // references inside sequences (netCDF's DIMENSION_LIST): packed, visited and translated in memory form
+    ObjectRef a[] = {{7}}, b[] = {{8}, {0}};
+    const VarSequence axes[] = {{1, a}, {2, b}};
+    const auto dims = AttributeValue::from_raw(AttributeValue::Kind::Array, Datatype::sequence(Datatype::reference()),
+                                               2, axes);
+    std::vector<uint64_t> seen;
+    const auto moved = dims.with_references_translated([&](ObjectRef& r) {
+      seen.push_back(r.token);
+      if (!r.is_null()) r.token += 100;
+    });
+    EXPECT_EQ(seen, (std::vector<uint64_t>{7, 8, 0}));
+    ElementBuffer out(moved.dtype(), 2);
+    moved.copy_elements(out.data());
+    VarSequence got[2];
+    std::memcpy(got, out.data(), sizeof got);
+    ASSERT_EQ(got[1].length, 2u);
+    EXPECT_EQ(static_cast<const ObjectRef*>(got[0].data)[0].token, 107u);
+    EXPECT_EQ(static_cast<const ObjectRef*>(got[1].data)[0].token, 108u);
+    EXPECT_TRUE(static_cast<const ObjectRef*>(got[1].data)[1].is_null());
+    EXPECT_EQ(dims.with_references_translated([](ObjectRef&) {}), dims);
+  }
   float xs[] = {1.5f, 2.5f};
   const VarSequence two{2, xs};
   const auto value = AttributeValue::from_raw(AttributeValue::Kind::Scalar, floats, 1, &two);

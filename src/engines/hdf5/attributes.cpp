@@ -107,8 +107,6 @@ AttributeValue read_attribute_value(hid_t obj, const std::string& name, const st
   }
   Datatype dt = datatype_of_hdf5(type.get(), object);
   const std::string named = hdf5lib::committed_type_path(type.get(), "the type of " + where);
-  if (references_with_parts(dt))  // (before HDF5 allocates the sequences)
-    throw DatatypeError("cannot read " + where + " of type " + dt.name() + ": " + kVariableLengthPartsRefused);
   std::vector<unsigned char> buf(static_cast<std::size_t>(npoints) * datatype_size(dt));
   auto kind = space_class == H5S_SCALAR ? AttributeValue::Kind::Scalar : AttributeValue::Kind::Array;
   if (npoints == 0) return AttributeValue::from_raw(kind, dt, 0, buf.data()).set_named_type(named);

@@ -123,11 +123,7 @@ class FrontReferences {
   FrontReferences(const Tree& tree, engine::Engine& e, engine::FileHandle& h) : tree_(tree), e_(e), h_(h) {}
 
   AttributeValue translated(const AttributeValue& v) {
-    if (v.is_string() || v.is_string_array() || !v.dtype().has_references()) return v;
-    std::vector<unsigned char> bytes(static_cast<const unsigned char*>(v.data()),
-                                     static_cast<const unsigned char*>(v.data()) + v.size() * v.dtype().size());
-    translate(v.dtype(), bytes.data(), v.size());
-    return AttributeValue::from_raw(v.kind(), v.dtype(), v.size(), bytes.data());
+    return v.with_references_translated([&](ObjectRef& r) { translate_one(r); });
   }
 
   // The whole dataset at `path` as one owned write.
@@ -168,17 +164,19 @@ class FrontReferences {
   }
 
   void translate(const Datatype& t, void* data, std::size_t count) {
-    for_each_reference(t, data, count, [&](ObjectRef& r) {
-      if (r.is_null()) return;
-      auto known = front_.find(r.token);
-      if (known == front_.end()) {
-        const std::string path = tree_.path_of_token(r.token);
-        uint64_t front = 0;  // null if the object is gone, or is data in the log only (a dangling link there)
-        if (!path.empty() && e_.kind(h_, path) != ObjectKind::None) front = e_.object_token(h_, path);
-        known = front_.emplace(r.token, front).first;
-      }
-      r.token = known->second;
-    });
+    for_each_reference(t, data, count, [&](ObjectRef& r) { translate_one(r); });
+  }
+
+  void translate_one(ObjectRef& r) {
+    if (r.is_null()) return;
+    auto known = front_.find(r.token);
+    if (known == front_.end()) {
+      const std::string path = tree_.path_of_token(r.token);
+      uint64_t front = 0;  // null if the object is gone, or is data in the log only (a dangling link there)
+      if (!path.empty() && e_.kind(h_, path) != ObjectKind::None) front = e_.object_token(h_, path);
+      known = front_.emplace(r.token, front).first;
+    }
+    r.token = known->second;
   }
 
   const Tree& tree_;

@@ -53,7 +53,7 @@ bool is_plain_attribute(const AttributeValue& v) {
 }
 
 Json typed_attribute_json(const std::string& name, const AttributeValue& v) {
-  if (v.dtype().has_references())
+  if (holds_references(v.dtype()))
     throw DatatypeError("attribute '" + name + "' of type " + v.dtype().name() +
                         ": the zarr engine keeps no object references (it does not declare the group 'references')");
   using K = AttributeValue::Kind;
