@@ -477,7 +477,7 @@ loom_status loom_field_free(loom_field* f);
 /* ---- PIO decompositions and rearrangers (docs/pio.md) ---- */
 typedef struct loom_decomposition_s loom_decomposition;
 typedef struct loom_rearrangement_s loom_rearrangement;
-typedef enum { LOOM_REARRANGER_BOX = 0, LOOM_REARRANGER_SUBSET = 1 } loom_rearranger;
+typedef enum LOOM_ENUM_BASE { LOOM_REARRANGER_BOX = 0, LOOM_REARRANGER_SUBSET = 1 } loom_rearranger;
 /* Collective. map: this rank's n global offsets (in the C-order array of ndim dimensions
  * `shape`), counted from `base`: 0 (holes -1) or 1 as PIO's Fortran maps (holes 0). */
 loom_status loom_decomposition_from_map(MPI_Comm comm, int ndim, const uint64_t* shape, size_t n, const int64_t* map,
