@@ -49,7 +49,7 @@ class Decomposition:
         return np.asarray(self._core.map, dtype=np.int64)
 
     def __len__(self) -> int:
-        return len(self._core.map)
+        return self._core.local_size
 
     def __repr__(self) -> str:
         return f"<h5loom.pio.Decomposition {self.shape}, {len(self)} elements here>"

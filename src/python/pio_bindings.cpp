@@ -33,6 +33,7 @@ void bind_pio(nb::module_& m) {
         return pio::Decomposition::from_file(comm_of(comm_f), path);
       }, nb::arg("path"), nb::arg("comm").none())
       .def_prop_ro("shape", &pio::Decomposition::global_shape)
+      .def_prop_ro("local_size", &pio::Decomposition::local_size)
       .def_prop_ro("map", &pio::Decomposition::map);
   nb::class_<pio::Rearrangement>(m, "Rearrangement")
       .def("__init__", [](pio::Rearrangement* self, const pio::Decomposition& d, int num_iotasks, int stride, int base,

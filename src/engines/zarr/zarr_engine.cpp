@@ -327,8 +327,6 @@ class ZarrEngine : public engine::Engine {
                                  : (a.max_shape != a.shape || !spec.chunks.empty() || !spec.filters.empty())
                                        ? Layout::Chunked
                                        : Layout::Contiguous;
-    if (a.layout == Layout::Contiguous && !spec.filters.empty())
-      throw UsageError("cannot create " + what + ": filters need a chunked layout, and it asks for a contiguous one");
     if (!spec.chunks.empty()) {
       if (spec.chunks.size() != spec.shape.size())
         throw SelectionError("cannot create " + what + ": chunks " + dims_to_string(spec.chunks) + " for shape " +
