@@ -126,3 +126,21 @@ def test_h5py_reads_variable_length_strings(tmp_path, monkeypatch, engine):
         assert list(names.asstr()[...]) == ["", "alpha", "été ✓", "x" * 1000]
         assert list(plain[...]) == [b"abc", b"de"]
         assert isinstance(names[1], bytes) and np.asarray(names.asstr()[...]).shape == (4,)
+
+
+@pytest.mark.parametrize("engine", ["hdf5", "log"])
+def test_h5py_reads_dimension_lists_of_references(tmp_path, engine):
+    """netCDF-4's DIMENSION_LIST - a sequence of object references per axis -
+    written by the conformance test through each engine (the log engine's front
+    file, and the file converted to the other engine) and read by h5py."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_"))}
+    done = subprocess.run([str(BUILD / "tests" / "h5loom_conformance"), "--engine", engine, "--dir", str(tmp_path),
+                           "--gtest_filter=references.ReferencesInsideSequences*"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "1 test" in done.stdout, done.stdout + done.stderr
+    files = sorted(tmp_path.rglob("*ReferencesInsideSequences*.h5"))
+    assert len(files) == 2, files                       # the file written, and its conversion
+    for path in files:
+        with h5py.File(path, "r") as f:
+            dims = f["temperature"].attrs["DIMENSION_LIST"]
+            assert [[f[r].name for r in axis] for axis in dims] == [["/time"], ["/x", "/"]], path
