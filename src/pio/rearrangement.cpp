@@ -26,8 +26,10 @@ struct Rearrangement::Plan {
   std::vector<int64_t> received;
   std::vector<int> recv_counts, recv_displs;
   // Box: the slab of rows [first_row, end_row). Subset: the received offsets
-  // sorted, cut into runs along the fastest dimension.
+  // sorted (`sorted_order`: their indices in `received`, in that order), cut
+  // into runs along the fastest dimension.
   uint64_t first_row = 0, end_row = 0;
+  std::vector<std::size_t> sorted_order;
   std::vector<int64_t> sorted;
   struct Run { int64_t offset; uint64_t length; std::size_t at; };  // `at`: index in `sorted`
   std::vector<Run> runs;
@@ -129,8 +131,11 @@ Rearrangement::Rearrangement(const Decomposition& decomposition, const IOSystem&
   const std::size_t k = std::size_t(me - io_ranks.begin());
   p.first_row = row_start[k], p.end_row = row_start[k + 1];
   if (kind == Rearranger::Subset) {
-    p.sorted = p.received;
-    std::sort(p.sorted.begin(), p.sorted.end());
+    p.sorted_order.resize(p.received.size());
+    std::iota(p.sorted_order.begin(), p.sorted_order.end(), std::size_t(0));
+    std::sort(p.sorted_order.begin(), p.sorted_order.end(),
+              [&](std::size_t a, std::size_t b) { return p.received[a] < p.received[b]; });
+    for (std::size_t j : p.sorted_order) p.sorted.push_back(p.received[j]);
     const uint64_t fastest = p.shape.back();
     for (std::size_t j = 0; j < p.sorted.size(); ++j) {
       const int64_t x = p.sorted[j];
@@ -215,12 +220,10 @@ void Rearrangement::write_raw(Dataset& ds, Datatype dtype, const void* local, st
                  true);
     return;
   }
-  // Subset: the elements in offset order, written run by run.
-  std::vector<std::size_t> order(p.received.size());
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p.received[a] < p.received[b]; });
+  // Subset: the elements in offset order (sorted once, in the plan), written run by run.
   std::vector<unsigned char> values(p.received.size() * es);
-  for (std::size_t j = 0; j < order.size(); ++j) std::memcpy(&values[j * es], &recv[order[j] * es], es);
+  for (std::size_t j = 0; j < p.sorted_order.size(); ++j)
+    std::memcpy(&values[j * es], &recv[p.sorted_order[j] * es], es);
   for (std::size_t r = 0; r < p.runs.size(); ++r)
     ds.write_raw(in_dataset(ds, p.shape.size(), boxes[r].first, boxes[r].second, frame), dtype,
                  &values[p.runs[r].at * es], p.runs[r].length, true);
