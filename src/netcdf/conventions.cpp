@@ -92,9 +92,15 @@ std::string not_a_variable_name(uint64_t length) {
   return std::string(kNotAVariable) + digits;
 }
 
+std::optional<std::string> text_of(const AttributeValue& value) {
+  if (value.is_string()) return value.as_string();
+  if (value.kind() == AttributeValue::Kind::Scalar && value.dtype().is_string()) return value.as_string();
+  return std::nullopt;
+}
+
 bool names_a_hidden_dimension(const AttributeValue& name) {
-  if (!name.is_string()) return false;
-  return name.as_string().rfind(kNotAVariable, 0) == 0;
+  const auto text = text_of(name);
+  return text && text->rfind(kNotAVariable, 0) == 0;
 }
 
 AttributeValue dimension_list(const std::vector<ObjectRef>& scales) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ AttributeValue nc_char(const std::string& text);
 // as NC_CHAR, a list of strings as NC_STRING. DatatypeError naming `where`
 // for what netCDF cannot hold.
 AttributeValue stored_attribute(const AttributeValue& value, const std::string& where);
+
+// The text of a string attribute however it was stored (variable-length, or
+// one fixed-length string - engines differ in how they give those back); none otherwise.
+std::optional<std::string> text_of(const AttributeValue& value);
 
 // The NAME of a dimension without a coordinate variable.
 std::string not_a_variable_name(uint64_t length);

@@ -306,8 +306,7 @@ std::optional<int> int_attribute(const Dataset& ds, const char* name) {
 
 bool is_scale(const Dataset& ds) {
   if (!ds.has_attribute(conv::kClass)) return false;
-  const AttributeValue c = ds.attribute(conv::kClass);
-  return c.is_string() && c.as_string() == conv::kDimensionScale;
+  return conv::text_of(ds.attribute(conv::kClass)) == std::string(conv::kDimensionScale);
 }
 
 }  // namespace
@@ -454,6 +453,9 @@ Variable File::define_variable(const std::string& name, const Datatype& dtype, c
   if (!conv::is_netcdf_numeric(dtype))
     throw DatatypeError(where + ": netCDF has no type " + dtype.name() +
                         " (int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64)");
+  if (dims.empty())
+    throw UsageError(where + ": scalar variables (no dimensions) are not supported yet - h5loom's datasets have at "
+                     "least one dimension; give it a dimension of length 1");
   if (dims.size() > kMaxRank)
     throw UsageError(where + ": " + std::to_string(dims.size()) + " dimensions, more than " + std::to_string(kMaxRank));
   detail::VarState v;

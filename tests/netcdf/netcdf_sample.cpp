@@ -128,7 +128,8 @@ void describe(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;  // the async wrapper's background thread needs FUNNELED
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int status = 0;
   try {
     const std::string what = argc > 2 ? argv[1] : "";
