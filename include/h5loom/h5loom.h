@@ -500,6 +500,66 @@ loom_status loom_darray_write(loom_rearrangement* r, loom_dataset* d, uint64_t f
 loom_status loom_darray_read(loom_rearrangement* r, loom_dataset* d, uint64_t frame, const loom_type* type, size_t n,
                              void* local);
 
+/* ---- netCDF-4 files (docs/netcdf.md): netCDF's model over any engine that yields HDF5 ----
+ * Dimension ids count from 0 in definition order; variable ids too. Every call is
+ * collective except loom_nc_put_vara and the loom_nc_inq_* calls (local). */
+typedef struct loom_nc_file_s loom_nc_file;
+#define LOOM_NC_UNLIMITED 0 /* loom_nc_def_dim's length of the record dimension */
+#define LOOM_NC_GLOBAL (-1) /* the varid of global attributes */
+/* A new file in define mode / an existing one in data mode. engine: NULL or "" for the default. */
+loom_status loom_nc_create(const char* path, MPI_Comm comm, const char* engine, loom_nc_file** out);
+loom_status loom_nc_open(const char* path, loom_mode mode, MPI_Comm comm, const char* engine, loom_nc_file** out);
+/* The same with a Fortran communicator handle (MPI_Comm_c2f / mpi_f08 %MPI_VAL). */
+loom_status loom_nc_create_f(const char* path, MPI_Fint comm, const char* engine, loom_nc_file** out);
+loom_status loom_nc_open_f(const char* path, loom_mode mode, MPI_Fint comm, const char* engine, loom_nc_file** out);
+loom_status loom_nc_def_dim(loom_nc_file* f, const char* name, uint64_t length, int* dimid);
+/* type: one of netCDF's (LOOM_INT8 ... LOOM_UINT64, LOOM_FLOAT32, LOOM_FLOAT64); dimids slowest first. */
+loom_status loom_nc_def_var(loom_nc_file* f, const char* name, loom_datatype type, int ndims, const int* dimids,
+                            int* varid);
+/* Before loom_nc_enddef: chunks (ndims entries; NULL: netCDF's defaults), deflate level 0-9 and shuffle. */
+loom_status loom_nc_def_var_chunking(loom_nc_file* f, int varid, const uint64_t* chunks);
+loom_status loom_nc_def_var_deflate(loom_nc_file* f, int varid, int shuffle, int deflate_level);
+/* _FillValue: one element of the variable's type. */
+loom_status loom_nc_def_var_fill(loom_nc_file* f, int varid, const void* fill);
+loom_status loom_nc_enddef(loom_nc_file* f);
+loom_status loom_nc_redef(loom_nc_file* f);
+/* Attributes of a variable or LOOM_NC_GLOBAL: n numbers of `type`, or text (NC_CHAR). */
+loom_status loom_nc_put_att(loom_nc_file* f, int varid, const char* name, loom_datatype type, size_t n,
+                            const void* values);
+loom_status loom_nc_put_att_text(loom_nc_file* f, int varid, const char* name, const char* text);
+/* Local: n numbers converted to `type` (n must be the attribute's length), or its text. */
+loom_status loom_nc_get_att(loom_nc_file* f, int varid, const char* name, loom_datatype type, size_t n, void* out);
+loom_status loom_nc_get_att_text(loom_nc_file* f, int varid, const char* name, char* buf, size_t bufsize,
+                                 size_t* needed);
+/* Local: counts, the unlimited dimension's id (-1 if none), names and shapes. */
+loom_status loom_nc_inq(loom_nc_file* f, int* ndims, int* nvars, int* unlimited_dimid);
+loom_status loom_nc_inq_dimid(loom_nc_file* f, const char* name, int* dimid);
+loom_status loom_nc_inq_dim(loom_nc_file* f, int dimid, char* name, size_t bufsize, size_t* needed, uint64_t* length);
+loom_status loom_nc_inq_varid(loom_nc_file* f, const char* name, int* varid);
+/* dimids: room for the variable's ndims (at most 32), or NULL. */
+loom_status loom_nc_inq_var(loom_nc_file* f, int varid, char* name, size_t bufsize, size_t* needed,
+                            loom_datatype* type, int* ndims, int* dimids);
+/* Collective: grows every record variable to n records. */
+loom_status loom_nc_set_records(loom_nc_file* f, uint64_t n);
+/* Local (any rank, any number of times): the box [start, start+count) from n elements of `type`
+ * (converted as netCDF converts); start and count NULL: the whole variable. Copied: the buffer
+ * may be reused at once. A box past the records is refused: loom_nc_set_records first. */
+loom_status loom_nc_put_vara(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count,
+                             loom_datatype type, size_t n, const void* data);
+/* Collective, each rank its own box (a count with a 0: nothing). */
+loom_status loom_nc_get_vara(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count,
+                             loom_datatype type, size_t n, void* out);
+/* Collective (PIO's write_darray / read_darray): this rank's n elements (its decomposition's
+ * local_size, in map order) of record `frame` - the record dimension grows to frame+1 if
+ * needed - or, for a variable without it, of the whole variable (frame 0). */
+loom_status loom_nc_write_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
+                                 loom_datatype type, size_t n, const void* local);
+loom_status loom_nc_read_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
+                                loom_datatype type, size_t n, void* local);
+loom_status loom_nc_sync(loom_nc_file* f);
+/* Collective: leaves define mode if in it, closes, and frees the handle (NULL: nothing). */
+loom_status loom_nc_close(loom_nc_file* f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -89,6 +89,10 @@ class Variable {
   }
   // One element of dtype(): _FillValue, or netCDF's default fill for the type.
   std::vector<unsigned char> fill_value() const;
+  // Chunks and compression (nc_def_var_chunking / nc_def_var_deflate): before
+  // the variable is first written to the file (end_define).
+  void set_storage(const VariableOptions& options);
+  VariableOptions storage() const;  // as asked for (empty chunks: the defaults)
 
   // ---- data mode ----
   // Writes the box of `count` elements from `start` (empty start and count:

@@ -173,7 +173,11 @@ const char* const kCollective[] = {
     "loom_attr_write_ref", "loom_attr_write_refs", "loom_attr_write_typed", "loom_dataset_resize",
     "loom_group_create_hard_link", "loom_file_copy_object", "loom_group_create_external_link",
     "loom_file_flush_async", "loom_decomposition_from_map", "loom_decomposition_from_file",
-    "loom_rearrangement_create", "loom_darray_write", "loom_darray_read"};
+    "loom_rearrangement_create", "loom_darray_write", "loom_darray_read", "loom_nc_create", "loom_nc_open",
+    "loom_nc_create_f", "loom_nc_open_f", "loom_nc_def_dim", "loom_nc_def_var", "loom_nc_def_var_chunking",
+    "loom_nc_def_var_deflate", "loom_nc_def_var_fill", "loom_nc_enddef", "loom_nc_redef", "loom_nc_put_att",
+    "loom_nc_put_att_text", "loom_nc_set_records", "loom_nc_get_vara", "loom_nc_write_darray",
+    "loom_nc_read_darray", "loom_nc_sync", "loom_nc_close"};
 constexpr int kCollectiveCount = sizeof kCollective / sizeof kCollective[0];
 
 int collective_id(const char* function) {

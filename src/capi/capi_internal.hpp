@@ -7,7 +7,8 @@
 // capi_types.cpp (loom_type: compounds, strings, enums, references; typed
 // datasets), capi_links.cpp (links), capi_refs.cpp (object references,
 // variable-length strings, typed attributes), capi_series.cpp (series, steps,
-// particles, fields), capi_pio.cpp (PIO decompositions and rearrangers).
+// particles, fields), capi_pio.cpp (PIO decompositions and rearrangers),
+// capi_netcdf.cpp (netCDF files).
 #pragma once
 
 #include "h5loom/h5loom.h"
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "h5loom/h5loom.hpp"
+#include "h5loom/pio.hpp"
 
 namespace h5loom::capi {
 
@@ -54,6 +56,16 @@ struct loom_object_s {
   std::optional<h5loom::Dataset> dataset;
   std::vector<std::string> members;     // taken by loom_group_member_count
   std::vector<std::string> attributes;  // taken by loom_attr_count
+  h5loom::capi::SharedComm agree;
+};
+
+// PIO's handles (capi_pio.cpp); the netCDF calls write through rearrangements too.
+struct loom_decomposition_s {
+  h5loom::pio::Decomposition decomposition;
+  h5loom::capi::SharedComm agree;
+};
+struct loom_rearrangement_s {
+  h5loom::pio::Rearrangement rearrangement;
   h5loom::capi::SharedComm agree;
 };
 

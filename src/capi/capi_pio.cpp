@@ -7,14 +7,6 @@
 
 using namespace h5loom::capi;
 
-struct loom_decomposition_s {
-  h5loom::pio::Decomposition decomposition;
-  SharedComm agree;
-};
-struct loom_rearrangement_s {
-  h5loom::pio::Rearrangement rearrangement;
-  SharedComm agree;
-};
 
 extern "C" {
 

@@ -130,6 +130,16 @@ void check_attribute_name(const std::string& name, const std::string& where) {
     throw UsageError("attribute name '" + name + "' on " + where + " is reserved by netCDF-4's conventions");
 }
 
+void check_options(const VariableOptions& options, std::size_t ndims, const std::string& where) {
+  if (!options.chunks.empty() && options.chunks.size() != ndims)
+    throw UsageError(where + ": chunks " + dims_to_string(options.chunks) + " for " + std::to_string(ndims) +
+                     " dimensions");
+  for (uint64_t c : options.chunks)
+    if (c == 0) throw UsageError(where + ": chunks " + dims_to_string(options.chunks) + " hold a 0");
+  if (options.deflate_level < 0 || options.deflate_level > 9)
+    throw UsageError(where + ": deflate level " + std::to_string(options.deflate_level) + " (0 to 9)");
+}
+
 // netCDF's default chunks for a record variable: one record, the rest whole,
 // the slowest other dimensions halved until a chunk is at most 4 MiB.
 Dims record_chunks(const Dims& shape, std::size_t element_size) {
@@ -480,11 +490,7 @@ Variable File::define_variable(const std::string& name, const Datatype& dtype, c
     v.coordinate = true;
     d->coordinate = s.vars.size();
   }
-  if (!options.chunks.empty() && options.chunks.size() != dims.size())
-    throw UsageError(where + ": chunks " + dims_to_string(options.chunks) + " for " + std::to_string(dims.size()) +
-                     " dimensions");
-  if (options.deflate_level < 0 || options.deflate_level > 9)
-    throw UsageError(where + ": deflate level " + std::to_string(options.deflate_level) + " (0 to 9)");
+  check_options(options, dims.size(), where);
   s.vars.push_back(std::move(v));
   return Variable(state_, s.vars.size() - 1);
 }
@@ -662,6 +668,18 @@ std::vector<unsigned char> Variable::fill_value() const {
   }
   return fill_of(v);
 }
+
+void Variable::set_storage(const VariableOptions& options) {
+  auto& s = *file_;
+  auto& v = s.vars.at(index_);
+  s.require_define("set the storage of " + s.where(v));
+  if (v.dataset)
+    throw UsageError("the storage of " + s.where(v) + " is fixed once the variable is in the file: set it before end_define");
+  check_options(options, v.dimids.size(), s.where(v));
+  v.options = options;
+}
+
+VariableOptions Variable::storage() const { return file_->vars.at(index_).options; }
 
 Selection Variable::selection(const Dims& start, const Dims& count) const {
   if (start.empty() && count.empty()) return Selection::all();
