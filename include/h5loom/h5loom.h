@@ -431,6 +431,10 @@ loom_status loom_series_create(const char* name, MPI_Comm comm, const char* engi
                                loom_series** out);
 loom_status loom_series_append(const char* name, MPI_Comm comm, const char* engine, loom_series** out);
 loom_status loom_series_open(const char* name, MPI_Comm comm, const char* engine, loom_series** out);
+/* The same with a Fortran communicator handle (MPI_Comm_c2f / mpi_f08 %MPI_VAL). */
+loom_status loom_series_create_f(const char* name, MPI_Fint comm, const char* engine, loom_series_layout layout,
+                                 loom_series** out);
+loom_status loom_series_open_f(const char* name, MPI_Fint comm, const char* engine, loom_series** out);
 loom_status loom_series_close(loom_series* s); /* ends any open step, closes the file, frees the handle */
 loom_status loom_series_layout_of(loom_series* s, loom_series_layout* out);
 loom_status loom_series_root(loom_series* s, loom_group** out);
@@ -484,8 +488,14 @@ loom_status loom_decomposition_from_map(MPI_Comm comm, int ndim, const uint64_t*
                                         int base, loom_decomposition** out);
 /* Collective: a PIO "version 2001" file; task t goes to rank t % size. */
 loom_status loom_decomposition_from_file(MPI_Comm comm, const char* path, loom_decomposition** out);
+/* The same with a Fortran communicator handle. */
+loom_status loom_decomposition_from_map_f(MPI_Fint comm, int ndim, const uint64_t* shape, size_t n, const int64_t* map,
+                                          int base, loom_decomposition** out);
+loom_status loom_decomposition_from_file_f(MPI_Fint comm, const char* path, loom_decomposition** out);
 /* This rank's element count; its map (local_size 0-based offsets, -1 holes) if map is not NULL. */
 loom_status loom_decomposition_local(const loom_decomposition* d, size_t* local_size, int64_t* map);
+/* The global shape, C order (slowest first): ndim entries into shape (LOOM_MAX_RANK at most) if not NULL. */
+loom_status loom_decomposition_shape(const loom_decomposition* d, int* ndim, uint64_t* shape);
 loom_status loom_decomposition_free(loom_decomposition* d);
 /* Collective: num_iotasks I/O tasks, `stride` ranks apart from rank `base`. */
 loom_status loom_rearrangement_create(const loom_decomposition* d, int num_iotasks, int stride, int base,

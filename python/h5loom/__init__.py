@@ -43,6 +43,7 @@ from ._values import _as_data_array, _checked_values, _selection_for
 
 from .series import Field, ParticleArray, Particles, Series, Step  # noqa: E402
 from . import pio  # noqa: E402,F401  (h5loom.pio: PIO decompositions and rearrangers)
+from . import netcdf  # noqa: E402,F401  (h5loom.netcdf: netCDF-4 files)
 
 __version__ = "0.1.0"
 __all__ = [

@@ -47,6 +47,17 @@ loom_status loom_decomposition_from_file(MPI_Comm comm, const char* path, loom_d
                             [&] { return h5loom::pio::Decomposition::from_file(comm, path); });
 }
 
+loom_status loom_decomposition_from_map_f(MPI_Fint comm, int ndim, const uint64_t* shape, size_t n, const int64_t* map,
+                                          int base, loom_decomposition** out) {
+  h5loom::ensure_mpi();  // MPI_Comm_f2c needs MPI
+  return loom_decomposition_from_map(MPI_Comm_f2c(comm), ndim, shape, n, map, base, out);
+}
+
+loom_status loom_decomposition_from_file_f(MPI_Fint comm, const char* path, loom_decomposition** out) {
+  h5loom::ensure_mpi();
+  return loom_decomposition_from_file(MPI_Comm_f2c(comm), path, out);
+}
+
 loom_status loom_decomposition_local(const loom_decomposition* d, size_t* local_size, int64_t* map) {
   return guarded(__func__, [&] {
     need(d, "d", "decomposition");
@@ -54,6 +65,16 @@ loom_status loom_decomposition_local(const loom_decomposition* d, size_t* local_
     const auto& m = d->decomposition.map();
     *local_size = m.size();
     if (map) std::copy(m.begin(), m.end(), map);
+  });
+}
+
+loom_status loom_decomposition_shape(const loom_decomposition* d, int* ndim, uint64_t* shape) {
+  return guarded(__func__, [&] {
+    need(d, "d", "decomposition");
+    need_out(ndim, "ndim");
+    const auto& s = d->decomposition.global_shape();
+    *ndim = int(s.size());
+    if (shape) std::copy(s.begin(), s.end(), shape);
   });
 }
 

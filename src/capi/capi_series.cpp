@@ -81,6 +81,17 @@ loom_status loom_series_open(const char* name, MPI_Comm comm, const char* engine
                      [&] { return h5loom::Series::open(name, options(comm, engine)); });
 }
 
+// With a Fortran communicator handle (the Fortran module's way in).
+loom_status loom_series_create_f(const char* name, MPI_Fint comm, const char* engine, loom_series_layout layout,
+                                 loom_series** out) {
+  h5loom::ensure_mpi();  // MPI_Comm_f2c needs MPI
+  return loom_series_create(name, MPI_Comm_f2c(comm), engine, layout, out);
+}
+loom_status loom_series_open_f(const char* name, MPI_Fint comm, const char* engine, loom_series** out) {
+  h5loom::ensure_mpi();
+  return loom_series_open(name, MPI_Comm_f2c(comm), engine, out);
+}
+
 loom_status loom_series_close(loom_series* s) {
   return collective(__func__, comm_of(s), [&] { need(s, "s", "series"); },
                     [&] {

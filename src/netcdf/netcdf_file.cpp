@@ -201,6 +201,14 @@ std::vector<std::string> user_attribute_names(const h5loom::File& file, const Ob
   return names;
 }
 
+// An attribute as the layer gives it back: text as a string, a list of
+// fixed-length strings as a list (engines keep how HDF5 stored them).
+AttributeValue user_value(const AttributeValue& v) {
+  if (auto text = conv::text_of(v)) return AttributeValue(*text);
+  if (v.kind() == AttributeValue::Kind::Array && v.dtype().is_string()) return AttributeValue(v.as_strings());
+  return v;
+}
+
 std::vector<unsigned char> fill_of(const detail::VarState& v) {
   for (const auto& [name, value] : v.pending)
     if (name == conv::kFillValue)
@@ -519,7 +527,7 @@ void File::set_attribute(const std::string& name, const AttributeValue& value) {
   if (name == conv::kFillValue) throw UsageError("_FillValue is a variable's attribute, not a global one (" + s.where() + ")");
   s.f().set_attribute(name, conv::stored_attribute(value, "global attribute '" + name + "' of " + s.where()));
 }
-AttributeValue File::attribute(const std::string& name) const { return state_->f().attribute(name); }
+AttributeValue File::attribute(const std::string& name) const { return user_value(state_->f().attribute(name)); }
 bool File::has_attribute(const std::string& name) const { return state_->f().has_attribute(name); }
 std::vector<std::string> File::attribute_names() const {
   auto& f = state_->f();
@@ -634,9 +642,9 @@ void Variable::set_attribute(const std::string& name, const AttributeValue& valu
 
 AttributeValue Variable::attribute(const std::string& name) const {
   const auto& v = file_->vars.at(index_);
-  if (v.dataset) return v.dataset->attribute(name);
+  if (v.dataset) return user_value(v.dataset->attribute(name));
   for (const auto& [n, value] : v.pending)
-    if (n == name) return value;
+    if (n == name) return user_value(value);
   throw NotFoundError("no attribute '" + name + "' on " + file_->where(v));
 }
 

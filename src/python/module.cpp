@@ -23,8 +23,12 @@
 #include <h5loom/series.hpp>
 #include <h5loom/tools.hpp>
 
+#include "shared.hpp"
+
 namespace nb = nanobind;
 using namespace h5loom;
+using h5loom::python::attribute_to_python;
+using h5loom::python::datatype_of_array;
 
 namespace {
 
@@ -76,35 +80,6 @@ nb::list error_table() {
     default: break;
   }
   throw UsageError("_raise_error: no error code " + std::to_string(code));
-}
-
-template <class AnyArray>
-Datatype datatype_of_array(const AnyArray& a, const std::string& what) {
-  auto dt = a.dtype();
-  using C = nb::dlpack::dtype_code;
-  if (dt.lanes == 1) {
-    if (dt.code == static_cast<uint8_t>(C::Int)) {
-      switch (dt.bits) {
-        case 8: return Datatype::Int8;
-        case 16: return Datatype::Int16;
-        case 32: return Datatype::Int32;
-        case 64: return Datatype::Int64;
-      }
-    } else if (dt.code == static_cast<uint8_t>(C::UInt)) {
-      switch (dt.bits) {
-        case 8: return Datatype::UInt8;
-        case 16: return Datatype::UInt16;
-        case 32: return Datatype::UInt32;
-        case 64: return Datatype::UInt64;
-      }
-    } else if (dt.code == static_cast<uint8_t>(C::Float)) {
-      if (dt.bits == 16) return Datatype::Float16;
-      if (dt.bits == 32) return Datatype::Float32;
-      if (dt.bits == 64) return Datatype::Float64;
-    }
-  }
-  throw DatatypeError("unsupported array element type (code " + std::to_string(dt.code) + ", " +
-                      std::to_string(dt.bits) + " bits) for " + what);
 }
 
 FileOptions options(std::optional<long long> comm_f, const std::string& engine) {
@@ -289,20 +264,10 @@ std::vector<std::string> engine_groups(const std::string& config) {
   return groups;
 }
 
-// An attribute as (kind, dtype name, payload): payload is bytes for numbers, str for strings.
-nb::tuple attribute_to_python(const AttributeValue& v) {
-  static const char* kinds[] = {"scalar", "array", "string", "strings", "empty"};  // by AttributeValue::Kind
-  const char* kind = kinds[static_cast<int>(v.kind())];
-  if (v.is_empty()) return nb::make_tuple(kind, datatype_name(v.dtype()), nb::none());
-  if (v.is_string()) return nb::make_tuple(kind, "", v.as_string());
-  if (v.is_string_array()) return nb::make_tuple(kind, "", nb::cast(v.as_strings()));
-  // (packed for types with variable-length parts: the package unpacks them)
-  return nb::make_tuple(kind, datatype_name(v.dtype()), nb::bytes(static_cast<const char*>(v.data()), v.byte_size()));
-}
-
 }  // namespace
 
-void bind_pio(nb::module_& m);  // pio_bindings.cpp
+void bind_pio(nb::module_& m);     // pio_bindings.cpp
+void bind_netcdf(nb::module_& m);  // netcdf_bindings.cpp
 
 NB_MODULE(_core, m) {
   m.doc() = "h5loom C++ core (use the h5loom package, not this module)";
@@ -321,6 +286,7 @@ NB_MODULE(_core, m) {
 
   m.def("ensure_mpi", &ensure_mpi);
   bind_pio(m);
+  bind_netcdf(m);
   m.def("copy_object", [](File& from, const std::string& from_path, File& to, const std::string& to_path, bool shallow,
                           bool attributes, bool expand_soft_links) {
     CopyOptions options;
