@@ -11,6 +11,7 @@ packages=(
   dpkg-dev zlib1g-dev  # HDF5 1.14.5 from Debian's source package (scripts/build-hdf5.sh)
   libgtest-dev nlohmann-json3-dev libcli11-dev libisal-dev libzstd-dev zlib1g-dev libblosc-dev libcurl4-openssl-dev
   netcdf-bin  # ncdump and ncgen: netCDF-C reads the netCDF layer's files (tests)
+  gfortran  # the Fortran module (src/fortran) and its tests
   chromium chromium-driver
   clang libclang-rt-14-dev
 )
