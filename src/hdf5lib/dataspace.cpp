@@ -6,8 +6,9 @@ Hid select(hid_t file_space, const Selection& sel, const Dims& shape) {
   if (sel.kind() == Selection::Kind::Hyperslab) {
     auto start = to_hsize(sel.start()), count = to_hsize(sel.count()), stride = to_hsize(sel.stride()),
          block = to_hsize(sel.block());
-    check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), stride.data(), count.data(), block.data()),
-          "selecting " + sel.to_string());
+    // (the message only on failure: selections are made for every write)
+    if (H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), stride.data(), count.data(), block.data()) < 0)
+      fail("selecting " + sel.to_string());
   } else if (sel.kind() == Selection::Kind::All) {
     check(H5Sselect_all(file_space), "selecting all");
   }

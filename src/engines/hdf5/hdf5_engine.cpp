@@ -17,6 +17,7 @@
 #include "engine/registry.hpp"
 #include "engines/hdf5/attributes.hpp"
 #include "engines/hdf5/settings.hpp"
+#include "engines/hdf5/write_runs.hpp"
 #include "hdf5lib/chunking.hpp"
 #include "hdf5lib/dataspace.hpp"
 #include "hdf5lib/filters.hpp"
@@ -735,14 +736,77 @@ class Hdf5Engine final : public engine::Engine {
     // write() is a collective flush point: no rank may read what another rank
     // wrote independently before that rank has finished writing it - and a
     // write that failed on one rank fails on all (the agreement is the barrier).
-    auto write_mine = [&] {
-      for (const auto* r : independent) transfer_write(f, r->dataset, r->selection, r->dtype, r->data(), f.dxpl.get());
-    };
+    auto write_mine = [&] { write_independently(f, independent); };
     if (f.size == 1) return write_mine();
     mpi::agree(f.comm, write_mine);
     int any_filtered = filtered.empty() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &any_filtered, 1, MPI_INT, MPI_MAX, f.comm);
     if (any_filtered) write_collectively(f, filtered, f.collective_dxpl.get());
+  }
+
+  // This rank's independent writes, in order within each dataset. A dataset's
+  // writes that are all runs of its row-major order, of one fixed-size type and
+  // none overlapping another, go out as one H5Dwrite (write_runs.hpp).
+  void write_independently(Hdf5File& f, const std::vector<const engine::Write*>& writes) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const engine::Write*>> by_dataset;
+    for (const auto* w : writes) {
+      auto& list = by_dataset[w->dataset];
+      if (list.empty()) order.push_back(w->dataset);
+      list.push_back(w);
+    }
+    for (const auto& name : order) {
+      const auto& list = by_dataset[name];
+      if (list.size() > 1 && write_as_runs(f, name, list)) continue;
+      for (const auto* w : list) transfer_write(f, w->dataset, w->selection, w->dtype, w->data(), f.dxpl.get());
+    }
+  }
+
+  // One H5Dwrite for `list` if its writes allow (see write_independently); false if they do not.
+  bool write_as_runs(Hdf5File& f, const std::string& path, const std::vector<const engine::Write*>& list) {
+    const Datatype dtype = list.front()->dtype;
+    if (dtype.is_varstring() || dtype.has_variable_length_parts()) return false;
+    const hid_t ds = dataset(f, path);
+    Hid fspace = checked(H5Dget_space(ds), H5Sclose, "reading the dataspace of '" + path + "'");
+    const Dims shape = current_shape(fspace.get());
+    struct Piece {
+      Run run;
+      const unsigned char* data;
+    };
+    std::vector<Piece> pieces;
+    pieces.reserve(list.size());
+    for (const auto* w : list) {
+      Run run;
+      if (!(w->dtype == dtype) || !run_of(w->selection, shape, run)) return false;
+      if (run.end > run.begin) pieces.push_back({run, w->data()});
+    }
+    std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.run.begin < b.run.begin; });
+    for (std::size_t k = 1; k < pieces.size(); ++k)
+      if (pieces[k].run.begin < pieces[k - 1].run.end) return false;  // overlapping: the later must win, in order
+    if (pieces.empty()) return true;
+    // The data in file order (the union's row-major order), and the runs with adjacent ones joined.
+    const std::size_t esize = datatype_size(dtype);
+    std::vector<unsigned char> gathered;
+    std::vector<Run> runs;
+    for (const auto& p : pieces) {
+      gathered.insert(gathered.end(), p.data, p.data + (p.run.end - p.run.begin) * esize);
+      if (!runs.empty() && runs.back().end == p.run.begin) runs.back().end = p.run.end;
+      else runs.push_back(p.run);
+    }
+    H5S_seloper_t op = H5S_SELECT_SET;
+    for (const Run& run : runs)
+      for (const auto& [start, count] : boxes_of(run, shape)) {
+        const auto s = to_hsize(start), c = to_hsize(count);
+        if (H5Sselect_hyperslab(fspace.get(), op, s.data(), nullptr, c.data(), nullptr) < 0)
+          fail("selecting the runs written to dataset '" + path + "' in file '" + f.name + "'");
+        op = H5S_SELECT_OR;
+      }
+    const hsize_t n = gathered.size() / esize;
+    Hid mspace = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, "creating a memory space");
+    if (H5Dwrite(ds, transfer_type(f, ds, dtype, path).get(), mspace.get(), fspace.get(), f.dxpl.get(),
+                 gathered.data()) < 0)
+      fail("writing " + std::to_string(pieces.size()) + " runs of dataset '" + path + "' in file '" + f.name + "'");
+    return true;
   }
 
   bool is_filtered(Hdf5File& f, const std::string& path) {
@@ -1041,8 +1105,9 @@ class Hdf5Engine final : public engine::Engine {
       strings = hdf5lib::string_pointers(static_cast<const std::string*>(data), sel.num_elements(shape));
       data = strings.data();
     }
-    check(H5Dwrite(ds, type.get(), mspace.get(), fspace.get(), dxpl, data ? data : &dummy),
-          "writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
+    // (the message only on failure: a rank may make thousands of these calls per flush)
+    if (H5Dwrite(ds, type.get(), mspace.get(), fspace.get(), dxpl, data ? data : &dummy) < 0)
+      fail("writing " + sel.to_string() + " of dataset '" + path + "' in file '" + f.name + "'");
   }
 
   // Every dataset name that any rank has writes for, in one agreed (sorted) order.
