@@ -123,11 +123,12 @@ crash-explore: build
 # reports have no stack a suppressions file could match. Leak detection is on
 # for the tests that start no MPI (unit) and off for those that do.
 ASAN_BUILD ?= build-asan
-ASAN_TESTS ?= ^(unit-mpi|conformance-.*|capi-.*|pio-.*|async-soak-.*|soak-dir|fuzz-seeds|fuzz-replay)$$
+ASAN_TESTS ?= ^(unit-mpi|conformance-.*|capi-.*|pio-.*|netcdf-.*|async-soak-.*|soak-dir|fuzz-seeds|fuzz-replay)$$
 ASAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:check_initialization_order=1:strict_init_order=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_SANITIZE=address,undefined $(HDF5_CMAKE)
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_SANITIZE=address,undefined \
+	  -DH5LOOM_BUILD_FORTRAN=OFF $(HDF5_CMAKE)
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sanitizer_tests
 	rm -rf $(ASAN_BUILD)/conformance
 	$(ASAN_ENV) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -R '^unit$$'
@@ -141,7 +142,7 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_ARGS    ?=
 FUZZ_CMAKE = CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-             -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON $(HDF5_CMAKE)
+             -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON -DH5LOOM_BUILD_FORTRAN=OFF $(HDF5_CMAKE)
 fuzz: deps
 	$(FUZZ_CMAKE)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target log_reader_fuzzer make_log_seeds

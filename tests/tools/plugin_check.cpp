@@ -20,7 +20,9 @@ static void expect(bool ok, const char* what) {
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   ensure_mpi();
-  const std::string path = std::string(argv[1]) + "/tally.h5";
+  int world = 1;  // one file per job size: ctest runs plugin-np1/2/4 side by side in one directory
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  const std::string path = std::string(argv[1]) + "/tally-np" + std::to_string(world) + ".h5";
   auto wrappers = engine::wrapper_names();
   expect(std::find(wrappers.begin(), wrappers.end(), "tally") != wrappers.end(), "tally is a registered wrapper");
 

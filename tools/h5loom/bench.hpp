@@ -60,6 +60,17 @@ int run_hacc(const KernelOptions& o);
 int run_amrex(const KernelOptions& o);
 int run_e3sm(const KernelOptions& o);
 
+// PIO's pioperformance pattern through the netCDF layer (bench_pio.cpp).
+struct PioOptions : CommonOptions {
+  std::string map;                                     // PIO decomposition file (.dat)
+  uint64_t variables = 2;                              // of each type: int, float, double
+  uint64_t frames = 2;                                 // records
+  std::vector<std::string> rearrangers{"box", "subset"};
+  std::vector<int> iotasks{1, 2, 4, 8, 16};           // those up to the number of ranks
+  int repeat = 3;                                      // best of
+};
+int run_pio(const PioOptions& o);
+
 // The cost of submitting one small write (bench_submit.cpp).
 struct SubmitOptions : CommonOptions {
   uint64_t writes = 20000;  // per rank

@@ -405,13 +405,27 @@ int main(int argc, char** argv) {
       ->check(kCount);
   for (auto* b : {qmcpack, vpic, hacc, amrex, e3sm})
     b->add_option("--repeat", kopts.repeat, "best of this many runs (default 3)")->check(kPositiveCount);
+  h5loom::bench::PioOptions pio_opts;
+  auto* pio = bench->add_subcommand(
+      "pio", "PIO's pioperformance: a decomposition's integer, float and double variables and frames into netCDF-4 "
+             "through each rearranger and number of I/O tasks");
+  pio->add_option("--map", pio_opts.map, "decomposition map (.dat, PIO format)")->required();
+  pio->add_option("--variables", pio_opts.variables, "variables of each type (default 2)")->check(kPositiveCount);
+  pio->add_option("--frames", pio_opts.frames, "records (default 2)")->check(kPositiveCount);
+  pio->add_option("--rearranger", pio_opts.rearrangers, "box or subset; repeat for both (default both)")
+      ->check(CLI::IsMember({"box", "subset"}))
+      ->allow_extra_args(false);
+  pio->add_option("--iotasks", pio_opts.iotasks, "numbers of I/O tasks; repeat (default 1 2 4 8 16, up to the ranks)")
+      ->check(kPositiveCount)
+      ->allow_extra_args(false);
+  pio->add_option("--repeat", pio_opts.repeat, "best of this many runs (default 3)")->check(kPositiveCount);
   h5loom::bench::SubmitOptions submit_opts;
   auto* submit = bench->add_subcommand("submit", "what one small write costs the program (write_copy alone)");
   submit->add_option("--writes", submit_opts.writes, "writes per rank (default 20000)")->check(kPositiveCount);
   submit->add_option("--bytes", submit_opts.bytes, "bytes per write (default 256)")->check(kPositiveCount);
   submit->add_option("--repeat", submit_opts.repeat, "best of this many runs (default 3)")->check(kPositiveCount);
   h5loom::bench::CommonOptions common;
-  for (auto* b : {iotest, qmcpack, vpic, hacc, amrex, e3sm, submit}) {
+  for (auto* b : {iotest, qmcpack, vpic, hacc, amrex, e3sm, pio, submit}) {
     // One value per --engine: a stray word after it (an ini path without
     // --ini) is reported as unexpected instead of being taken for an engine.
     b->add_option("--engine", bench_engines, "engine name or JSON configuration; repeat to compare (default hdf5)")
@@ -490,6 +504,10 @@ int main(int argc, char** argv) {
       else if (*hacc) status = h5loom::bench::run_hacc(kopts);
       else if (*amrex) status = h5loom::bench::run_amrex(kopts);
       else if (*e3sm) status = h5loom::bench::run_e3sm(kopts);
+      else if (*pio) {
+        static_cast<h5loom::bench::CommonOptions&>(pio_opts) = common;
+        status = h5loom::bench::run_pio(pio_opts);
+      }
       else if (*submit) {
         static_cast<h5loom::bench::CommonOptions&>(submit_opts) = common;
         status = h5loom::bench::run_submit(submit_opts);

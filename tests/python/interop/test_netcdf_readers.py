@@ -175,3 +175,18 @@ with xr.open_dataset(sys.argv[1], engine="h5netcdf") as ds:
         out["h5netcdf " + name] = [list(v.dims), np.nan_to_num(v.values.astype("f8"), nan=-1).ravel().tolist()]
 print(json.dumps(out))
 """
+
+
+def test_bench_pio_keeps_netcdf_files_that_readers_open(tmp_path):
+    """`h5loom bench pio --keep-files` leaves its netCDF files for any reader."""
+    mpiexec = os.environ.get("H5LOOM_MPIEXEC", "mpirun")
+    out = run([mpiexec, "--oversubscribe", "--allow-run-as-root", "-n", 2, H5LOOM, "bench", "pio", "--map",
+               SOURCE / "bench/e3sm/f_case_866x72_16p.dat", "--engine", "hdf5", "--rearranger", "subset",
+               "--iotasks", 2, "--variables", 1, "--frames", 2, "--repeat", 1, "--keep-files", "--dir", tmp_path],
+              tmp_path)
+    assert "WRONG" not in out
+    path = tmp_path / "pio-hdf5-subset-io2.nc"
+    assert "double v1_d(time, dim1, dim2) ;" in dump(path, "-h")
+    with xr.open_dataset(path, engine="h5netcdf") as ds:
+        assert ds["v1_f"].dims == ("time", "dim1", "dim2") and ds["v1_f"].shape == (2, 72, 866)
+        assert float(ds["v1_d"].values[1, 0, 5]) == 5 + 1e6 * 0 + 1e5 * 1   # offset 5, variable 0, frame 1
