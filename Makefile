@@ -9,6 +9,19 @@ MPIRUN  := mpirun --oversubscribe --allow-run-as-root
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps venv python build demo test bench bench-peers conformance-table clean distclean
+
+# Compiled objects cached outside the repository when ccache is installed
+# (scripts/install-deps.sh installs it): a clean clone, a CI run or another
+# build directory recompiles only what changed. The Python package's build
+# (scikit-build-core reads CMAKE_ARGS) uses it too.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+export CCACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/h5loom/ccache
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
+export CCACHE_MAXSIZE ?= 5G
+CCACHE_CMAKE := -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+export CMAKE_ARGS := $(strip $(CMAKE_ARGS) $(CCACHE_CMAKE))
+endif
 .PHONY: test-asan fuzz fuzz-ci sanitize-ci tsan-soak
 
 all: build
@@ -36,15 +49,27 @@ $(VENV)/.installed: requirements-dev.txt | deps
 
 # h5py from source against that HDF5, with MPI: h5py, mpi4py and h5loom share one
 # libhdf5 in one process. No build isolation (it would build mpi4py from source),
-# no wheel cache (a cached wheel may be linked to another HDF5).
+# no pip wheel cache (a wheel there may be linked to another HDF5): the wheel is
+# built once per HDF5 prefix, Python and mpi4py version and kept in the prefix
+# (PREFIX/wheels/py<X.Y>-mpi4py-<V>/, gone with the prefix), then installed from
+# there into each .venv - a fresh clone or CI run takes seconds, not minutes.
 $(VENV)/.h5py-installed: requirements-h5py.txt $(VENV)/.installed $(HDF5_STAMP)
-	@echo "h5py: building from source against $(H5LOOM_HDF5_PREFIX) (one time per .venv, about 3 min)"
-	@printf '[build_ext]\nparallel = $(JOBS)\n' > $(VENV)/h5py-build.cfg  # compile h5py's extensions in parallel
-	@start=$$(date +%s) && DIST_EXTRA_CONFIG=$(abspath $(VENV))/h5py-build.cfg \
-	  CC=mpicc HDF5_MPI=ON HDF5_DIR=$(H5LOOM_HDF5_PREFIX) $(PYTHON) -m pip install -q \
-	  --no-cache-dir --no-binary=h5py --no-build-isolation --no-deps --force-reinstall -r requirements-h5py.txt && \
-	  $(PYTHON) -c "import h5py; v = h5py.version.hdf5_version; assert v == '1.14.5' and h5py.get_config().mpi, v; \
-	  print('h5py', h5py.__version__, 'built against HDF5', v, 'with MPI in', $$(( $$(date +%s) - start )), 's')"
+	@dir=$(H5LOOM_HDF5_PREFIX)/wheels/$$($(PYTHON) -c 'import sys, mpi4py; \
+	  print(f"py{sys.version_info[0]}.{sys.version_info[1]}-mpi4py-{mpi4py.__version__}")') && \
+	if ! ls $$dir/h5py-*.whl > /dev/null 2>&1; then \
+	  echo "h5py: building a wheel from source against $(H5LOOM_HDF5_PREFIX) (once per HDF5, Python and mpi4py; about 2 min)"; \
+	  printf '[build_ext]\nparallel = $(JOBS)\n' > $(VENV)/h5py-build.cfg && \
+	  rm -rf $$dir.tmp && DIST_EXTRA_CONFIG=$(abspath $(VENV))/h5py-build.cfg \
+	  CC=mpicc HDF5_MPI=ON HDF5_DIR=$(H5LOOM_HDF5_PREFIX) $(PYTHON) -m pip wheel -q --no-cache-dir --no-binary=h5py \
+	    --no-build-isolation --no-deps -w $$dir.tmp -r requirements-h5py.txt && \
+	  rm -rf $$dir && mv $$dir.tmp $$dir || exit 1; \
+	fi && \
+	$(PYTHON) -m pip install -q --no-index --no-deps --force-reinstall $$(ls -t $$dir/h5py-*.whl | head -1) && \
+	if ! $(PYTHON) -c "import h5py; v = h5py.version.hdf5_version; assert v == '1.14.5' and h5py.get_config().mpi, v; \
+	    print('h5py', h5py.__version__, 'against HDF5', v, 'with MPI, from', '$$dir')"; then \
+	  echo "h5py: the wheel in $$dir does not work here; removed it - run make again to rebuild it"; \
+	  rm -rf $$dir; exit 1; \
+	fi
 	@touch $@
 
 venv: $(VENV)/.installed $(VENV)/.h5py-installed
@@ -58,7 +83,8 @@ $(VENV)/.h5loom-installed: $(VENV)/.installed $(HDF5_STAMP) $(PKG_SOURCES)
 python: $(VENV)/.h5loom-installed
 
 build: deps venv python
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_PYTHON=$(abspath $(PYTHON)) $(HDF5_CMAKE)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_PYTHON=$(abspath $(PYTHON)) $(HDF5_CMAKE) \
+	  $(CCACHE_CMAKE)
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
@@ -128,7 +154,7 @@ ASAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:check_initialization_ord
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5LOOM_SANITIZE=address,undefined \
-	  -DH5LOOM_BUILD_FORTRAN=OFF $(HDF5_CMAKE)
+	  -DH5LOOM_BUILD_FORTRAN=OFF $(HDF5_CMAKE) $(CCACHE_CMAKE)
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sanitizer_tests
 	rm -rf $(ASAN_BUILD)/conformance
 	$(ASAN_ENV) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -R '^unit$$'
@@ -142,7 +168,8 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_ARGS    ?=
 FUZZ_CMAKE = CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-             -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON -DH5LOOM_BUILD_FORTRAN=OFF $(HDF5_CMAKE)
+             -DH5LOOM_SANITIZE=address,undefined -DH5LOOM_FUZZ=ON -DH5LOOM_BUILD_FORTRAN=OFF $(HDF5_CMAKE) \
+             $(CCACHE_CMAKE)
 fuzz: deps
 	$(FUZZ_CMAKE)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target log_reader_fuzzer make_log_seeds

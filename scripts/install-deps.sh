@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build make git pkg-config
+  build-essential cmake ninja-build make git pkg-config ccache
   python3 python3-venv python3-pip python3-dev
   openmpi-bin libopenmpi-dev
   dpkg-dev zlib1g-dev  # HDF5 1.14.5 from Debian's source package (scripts/build-hdf5.sh)

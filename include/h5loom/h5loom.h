@@ -560,8 +560,10 @@ loom_status loom_nc_put_vara(loom_nc_file* f, int varid, const uint64_t* start, 
 loom_status loom_nc_get_vara(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count,
                              loom_datatype type, size_t n, void* out);
 /* Collective (PIO's write_darray / read_darray): this rank's n elements (its decomposition's
- * local_size, in map order) of record `frame` - the record dimension grows to frame+1 if
- * needed - or, for a variable without it, of the whole variable (frame 0). */
+ * local_size, in map order; converted as netCDF converts) of record `frame` - the record
+ * dimension grows to frame+1 if needed - or, for a variable without it, of the whole variable
+ * (frame 0). Written at the next flush point: one comes when the darray data since the last
+ * passes the file's buffer limit (256 MiB over all ranks; docs/netcdf.md). */
 loom_status loom_nc_write_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
                                  loom_datatype type, size_t n, const void* local);
 loom_status loom_nc_read_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,

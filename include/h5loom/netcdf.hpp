@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "h5loom/h5loom.hpp"
+#include "h5loom/pio.hpp"
 
 namespace h5loom::netcdf {
 
@@ -161,6 +162,33 @@ class File {
   std::vector<Variable> variables() const;  // in definition order (netCDF's varids)
   Variable variable(const std::string& name) const;  // NotFoundError naming it
   bool has_variable(const std::string& name) const;
+
+  // ---- PIO's distributed arrays (data mode; collective) ----
+  // PIO's write_darray: this rank's n elements (its decomposition's
+  // local_size, in map order) of `dtype` - converted to the variable's type as
+  // netCDF converts - into record `frame` of `var` (the records grow to frame+1
+  // if needed), or for a variable without the record dimension into the whole
+  // variable (frame 0). The rearrangement moves them at once; the engine writes
+  // them at the next flush point, which comes when the darray data buffered
+  // since the last one passes darray_buffer_limit() (PIO's buffer limit).
+  void write_darray(Variable& var, pio::Rearrangement& r, uint64_t frame, Datatype dtype, const void* local,
+                    std::size_t n);
+  template <class T>
+  void write_darray(Variable& var, pio::Rearrangement& r, uint64_t frame, const std::vector<T>& local) {
+    write_darray(var, r, frame, datatype_of<T>(), local.data(), local.size());
+  }
+  // PIO's read_darray: this rank's elements of record `frame` (holes: the fill value).
+  void read_darray(Variable& var, pio::Rearrangement& r, uint64_t frame, Datatype dtype, void* local, std::size_t n);
+  template <class T>
+  std::vector<T> read_darray(Variable& var, pio::Rearrangement& r, uint64_t frame = 0) {
+    std::vector<T> out(r.local_size());
+    read_darray(var, r, frame, datatype_of<T>(), out.data(), out.size());
+    return out;
+  }
+  // Bytes of darray data - the variables' whole records, as the I/O tasks
+  // hold them, over all ranks - written between flush points (default 256 MiB).
+  void set_darray_buffer_limit(uint64_t bytes);
+  uint64_t darray_buffer_limit() const;
 
   // ---- data mode; collective ----
   // The unlimited dimension's length (0 without one).

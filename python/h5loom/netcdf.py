@@ -139,17 +139,19 @@ class Variable:
 
     def write_darray(self, rearrangement: Any, local: Any, frame: int = 0) -> None:
         """Collective (PIO's write_darray): this rank's values in its decomposition's
-        map order, into record ``frame`` (the records grow to frame+1 if needed) or,
-        for a variable without the record dimension, the whole variable."""
-        if self.is_record and frame >= self._file.records:
-            self._file.set_records(frame + 1)
-        data = np.ascontiguousarray(local, dtype=self.dtype).reshape(-1)
-        rearrangement._core.write(self._core.dataset(), data, int(frame))
+        map order (converted as netCDF converts), into record ``frame`` (the records
+        grow to frame+1 if needed) or, for a variable without the record dimension,
+        the whole variable. Written at the next flush point; one comes when the
+        file's ``darray_buffer_limit`` bytes have been buffered."""
+        data = np.asarray(local)
+        if data.dtype.kind not in "iuf":
+            data = data.astype(self.dtype)
+        self._file._core.write_darray(self._core, rearrangement._core, int(frame), np.ascontiguousarray(data).reshape(-1))
 
-    def read_darray(self, rearrangement: Any, frame: int = 0) -> np.ndarray:
+    def read_darray(self, rearrangement: Any, frame: int = 0, dtype: Any = None) -> np.ndarray:
         """Collective: this rank's values of record ``frame`` (holes: the fill value)."""
-        out = np.empty(rearrangement._core.local_size, dtype=self.dtype)
-        rearrangement._core.read(self._core.dataset(), out, int(frame))
+        out = np.empty(rearrangement._core.local_size, dtype=self.dtype if dtype is None else np.dtype(dtype))
+        self._file._core.read_darray(self._core, rearrangement._core, int(frame), out)
         return out
 
     def __repr__(self) -> str:
@@ -227,6 +229,15 @@ class File:
     @property
     def records(self) -> int:
         return self._core.records
+
+    @property
+    def darray_buffer_limit(self) -> int:
+        """Bytes of darray data (whole records, over all ranks) written between flush points."""
+        return self._core.darray_buffer_limit
+
+    @darray_buffer_limit.setter
+    def darray_buffer_limit(self, n: int) -> None:
+        self._core.darray_buffer_limit = int(n)
 
     def set_records(self, n: int) -> None:
         """Collective: grows every record variable to ``n`` records."""

@@ -2,7 +2,6 @@
 // Dimension and variable ids are positions: dimensions by id, variables in definition order.
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "capi_internal.hpp"
 #include "h5loom/netcdf.hpp"
@@ -333,38 +332,42 @@ loom_status loom_nc_get_vara(loom_nc_file* f, int varid, const uint64_t* start, 
 }
 
 // write_darray / read_darray: agreed over the file's ranks once the handles and the type are checked.
-static loom_status darray(const char* function, loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
-                          loom_datatype type, bool writing, const std::function<void(h5loom::Dataset&,
-                                                                                     const h5loom::Datatype&)>& move) {
+loom_status loom_nc_write_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
+                                 loom_datatype type, size_t n, const void* local) {
   h5loom::Datatype t;
   return collective(
-      function, comm_of(f),
+      __func__, comm_of(f),
       [&] {
         need(f, "f", "netCDF file");
         need(r, "r", "rearrangement");
         t = to_datatype(type, "type");
         variable(f, varid);
+        fits_in_memory(n, t.size(), "n");
+        need_buffer(local, n, "local");
       },
       [&] {
         auto v = variable(f, varid);
-        if (v.is_record() && writing && frame >= f->file.records()) f->file.set_records(frame + 1);
-        auto ds = v.dataset();
-        move(ds, t);
+        f->file.write_darray(v, r->rearrangement, frame, t, local, n);
       });
-}
-
-loom_status loom_nc_write_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
-                                 loom_datatype type, size_t n, const void* local) {
-  return darray(__func__, r, f, varid, frame, type, true, [&](h5loom::Dataset& ds, const h5loom::Datatype& t) {
-    r->rearrangement.write_raw(ds, t, local, n, frame);
-  });
 }
 
 loom_status loom_nc_read_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame, loom_datatype type,
                                 size_t n, void* local) {
-  return darray(__func__, r, f, varid, frame, type, false, [&](h5loom::Dataset& ds, const h5loom::Datatype& t) {
-    r->rearrangement.read_raw(ds, t, local, n, frame);
-  });
+  h5loom::Datatype t;
+  return collective(
+      __func__, comm_of(f),
+      [&] {
+        need(f, "f", "netCDF file");
+        need(r, "r", "rearrangement");
+        t = to_datatype(type, "type");
+        variable(f, varid);
+        fits_in_memory(n, t.size(), "n");
+        need_buffer(local, n, "local");
+      },
+      [&] {
+        auto v = variable(f, varid);
+        f->file.read_darray(v, r->rearrangement, frame, t, local, n);
+      });
 }
 
 loom_status loom_nc_sync(loom_nc_file* f) {

@@ -49,7 +49,8 @@ struct NcState {
   bool define_mode = false;
   std::vector<DimState> dims;  // by id
   std::vector<VarState> vars;  // by definition order
-  bool scales_changed = false;  // a variable was attached to an existing scale since end_define
+  uint64_t darray_limit = 256u << 20;  // File::set_darray_buffer_limit
+  uint64_t darray_buffered = 0;        // darray bytes (over all ranks) since the last flush point
 
   ~NcState() {
     // nc_close leaves define mode; a handle dropped without close does the same
@@ -585,8 +586,67 @@ void File::set_records(uint64_t n) {
   if (!d->coordinate) s.f().dataset(d->scale_path()).extend({n});
 }
 
+// ---------------------------------------------------------------- darrays
+
+namespace {
+
+// The variable's data in the type it is stored in: `local` itself, or converted
+// into `converted` (every rank agrees on an NC_ERANGE: the call is collective).
+const void* in_stored_type(const detail::NcState& s, const detail::VarState& v, Datatype dtype, const void* local,
+                           std::size_t n, std::vector<unsigned char>& converted, MPI_Comm comm) {
+  const std::string where = "write_darray of " + s.where(v);
+  if (!needs_conversion(dtype, v.dtype, where)) return local;
+  converted.resize(n * v.dtype.size());
+  mpi::agree(comm, [&] { convert_numbers(dtype, local, v.dtype, converted.data(), n, where); });
+  return converted.data();
+}
+
+}  // namespace
+
+void File::write_darray(Variable& var, pio::Rearrangement& r, uint64_t frame, Datatype dtype, const void* local,
+                        std::size_t n) {
+  auto& s = *state_;
+  auto& v = s.vars.at(var.index_);
+  s.require_data("write_darray of " + s.where(v));
+  s.require_writable("write_darray of " + s.where(v));
+  if (!s.is_record(v) && frame != 0)
+    throw UsageError("write_darray of " + s.where(v) + ": frame " + std::to_string(frame) +
+                     ", and the variable has no record dimension (frame 0)");
+  if (s.is_record(v) && frame >= records()) set_records(frame + 1);
+  std::vector<unsigned char> converted;
+  const void* data = in_stored_type(s, v, dtype, local, n, converted, s.f().comm());
+  Dataset ds = *v.dataset;
+  r.write_raw(ds, v.dtype, data, n, s.is_record(v) ? frame : 0);
+  // What every rank knows alike - a record's size - decides the flush, so
+  // the ranks flush together without asking each other.
+  Dims record = s.shape_of(v);
+  if (s.is_record(v)) record.erase(record.begin());
+  s.darray_buffered += product(record) * v.dtype.size();
+  if (s.darray_buffered >= s.darray_limit) {
+    s.f().flush(FlushLevel::Visible);
+    s.darray_buffered = 0;
+  }
+}
+
+void File::read_darray(Variable& var, pio::Rearrangement& r, uint64_t frame, Datatype dtype, void* local,
+                       std::size_t n) {
+  auto& s = *state_;
+  auto& v = s.vars.at(var.index_);
+  s.require_data("read_darray of " + s.where(v));
+  const std::string where = "read_darray of " + s.where(v);
+  Dataset ds = *v.dataset;
+  if (!needs_conversion(dtype, v.dtype, where)) return r.read_raw(ds, dtype, local, n, s.is_record(v) ? frame : 0);
+  std::vector<unsigned char> stored(n * v.dtype.size());
+  r.read_raw(ds, v.dtype, stored.data(), n, s.is_record(v) ? frame : 0);
+  mpi::agree(s.f().comm(), [&] { convert_numbers(v.dtype, stored.data(), dtype, local, n, where); });
+}
+
+void File::set_darray_buffer_limit(uint64_t bytes) { state_->darray_limit = bytes; }
+uint64_t File::darray_buffer_limit() const { return state_->darray_limit; }
+
 void File::sync() {
   state_->f().flush(FlushLevel::Durable);
+  state_->darray_buffered = 0;
 }
 
 void File::close() {

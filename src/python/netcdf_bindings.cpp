@@ -137,6 +137,15 @@ void bind_netcdf(nb::module_& m) {
       .def("variables", &nc::File::variables)
       .def_prop_ro("records", &nc::File::records)
       .def("set_records", &nc::File::set_records)
+      .def("write_darray", [](nc::File& f, nc::Variable& v, pio::Rearrangement& r, uint64_t frame, const InArray& a) {
+        f.write_darray(v, r, frame, datatype_of_array(a, "write_darray of variable '" + v.name() + "'"), a.data(),
+                       a.size());
+      })
+      .def("read_darray", [](nc::File& f, nc::Variable& v, pio::Rearrangement& r, uint64_t frame, OutArray out) {
+        f.read_darray(v, r, frame, datatype_of_array(out, "read_darray of variable '" + v.name() + "'"), out.data(),
+                      out.size());
+      })
+      .def_prop_rw("darray_buffer_limit", &nc::File::darray_buffer_limit, &nc::File::set_darray_buffer_limit)
       .def("sync", &nc::File::sync)
       .def("close", &nc::File::close)
       .def("close_on_error", [](nc::File& f, const std::string& error) { f.storage().close_on_error(error); })

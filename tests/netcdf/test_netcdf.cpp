@@ -170,7 +170,7 @@ TEST_P(NetcdfTest, AppendAddsVariablesAndRecordsAndKeepsEveryScaleUse) {
   EXPECT_EQ(f.storage().dataset("t").attribute("REFERENCE_LIST").size(), 2u);
 }
 
-TEST_P(NetcdfTest, RearrangerWritesFramesOfARecordVariable) {
+TEST_P(NetcdfTest, DarraysWriteFramesOfARecordVariableFlushingAtTheBufferLimit) {
   const auto p = path("pio");
   const Dims shape{6, 4};
   std::vector<int64_t> map;  // rank r holds the elements with offset % size == r, backwards
@@ -179,29 +179,44 @@ TEST_P(NetcdfTest, RearrangerWritesFramesOfARecordVariable) {
   auto d = pio::Decomposition::from_map(MPI_COMM_WORLD, shape, map);
   pio::IOSystem io;
   io.num_iotasks = std::max(1, g_size / 2);
-  pio::Rearrangement r(d, io, pio::Rearranger::Box);
-  {
-    auto f = nc::File::create(p, options());
-    f.define_dimension("time", nc::kUnlimitedLength);
-    f.define_dimension("lev", shape[0]);
-    f.define_dimension("col", shape[1]);
-    auto v = f.define_variable("T", Datatype::Float64, {"time", "lev", "col"});
-    f.end_define();
-    for (uint64_t frame = 0; frame < 3; ++frame) {
-      f.set_records(frame + 1);
-      std::vector<double> local;
-      for (int64_t x : map) local.push_back(double(x) + 100.0 * double(frame));
-      auto ds = v.dataset();
-      r.write(ds, local, frame);
+  for (auto kind : {pio::Rearranger::Box, pio::Rearranger::Subset}) {
+    pio::Rearrangement r(d, io, kind);
+    const std::string what = pio::rearranger_name(kind);
+    {
+      auto f = nc::File::create(p, options());
+      f.define_dimension("time", nc::kUnlimitedLength);
+      f.define_dimension("lev", shape[0]);
+      f.define_dimension("col", shape[1]);
+      auto v = f.define_variable("T", Datatype::Float64, {"time", "lev", "col"});
+      auto c = f.define_variable("C", Datatype::Int16, {"lev", "col"});
+      f.end_define();
+      f.set_darray_buffer_limit(200);  // a flush point every record or so: 24 doubles are 192 bytes
+      for (uint64_t frame = 0; frame < 3; ++frame) {
+        std::vector<float> local;  // floats into a double variable: converted
+        for (int64_t x : map) local.push_back(float(x) + 100.0f * float(frame));
+        f.write_darray(v, r, frame, local);  // the records grow
+        EXPECT_EQ(f.records(), frame + 1) << what;
+      }
+      std::vector<int32_t> ints(map.begin(), map.end());
+      f.write_darray(c, r, 0, ints);
+      EXPECT_THROW(f.write_darray(c, r, 1, ints), UsageError) << what;  // no record dimension: frame 0
+      std::vector<int32_t> too_big(map.size(), 70000);
+      EXPECT_THROW(f.write_darray(c, r, 0, too_big), DatatypeError) << what;  // NC_ERANGE, on every rank
+      f.close();
     }
-    f.close();
+    auto f = nc::File::open(p, Mode::Read, options());
+    auto v = f.variable("T");
+    const auto all = v.read<double>();
+    ASSERT_EQ(all.size(), 3 * product(shape)) << what;
+    for (uint64_t frame = 0; frame < 3; ++frame)
+      for (uint64_t x = 0; x < product(shape); ++x)
+        ASSERT_EQ(all[frame * product(shape) + x], double(x) + 100.0 * double(frame)) << what << frame << " " << x;
+    const auto back = f.read_darray<int64_t>(v, r, 2);  // converted on the way out
+    for (std::size_t i = 0; i < map.size(); ++i) EXPECT_EQ(back[i], map[i] + 200) << what;
+    auto c = f.variable("C");
+    const auto shorts = f.read_darray<int16_t>(c, r, 0);
+    for (std::size_t i = 0; i < map.size(); ++i) EXPECT_EQ(shorts[i], map[i]) << what;
   }
-  auto f = nc::File::open(p, Mode::Read, options());
-  const auto all = f.variable("T").read<double>();
-  ASSERT_EQ(all.size(), 3 * product(shape));
-  for (uint64_t frame = 0; frame < 3; ++frame)
-    for (uint64_t x = 0; x < product(shape); ++x)
-      ASSERT_EQ(all[frame * product(shape) + x], double(x) + 100.0 * double(frame)) << frame << " " << x;
 }
 
 TEST_P(NetcdfTest, NumbersConvertAsNetcdfConvertsThem) {

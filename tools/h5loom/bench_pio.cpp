@@ -43,15 +43,12 @@ void write_file(const std::string& path, const FileOptions& fo, const pio::Decom
     for (int t = 0; t < 3; ++t) vars.push_back(f.define_variable("v" + std::to_string(v + 1) + kSuffix[t], kTypes[t], dims));
   f.set_attribute("title", "h5loom bench pio");
   f.end_define();
-  for (uint64_t frame = 0; frame < frames; ++frame) {
-    f.set_records(frame + 1);
+  for (uint64_t frame = 0; frame < frames; ++frame)
     for (uint64_t v = 0; v < variables; ++v) {
-      auto i = vars[3 * v].dataset(), fl = vars[3 * v + 1].dataset(), db = vars[3 * v + 2].dataset();
-      r.write(i, values<int32_t>(d.map(), v, frame), frame);
-      r.write(fl, values<float>(d.map(), v, frame), frame);
-      r.write(db, values<double>(d.map(), v, frame), frame);
+      f.write_darray(vars[3 * v], r, frame, values<int32_t>(d.map(), v, frame));
+      f.write_darray(vars[3 * v + 1], r, frame, values<float>(d.map(), v, frame));
+      f.write_darray(vars[3 * v + 2], r, frame, values<double>(d.map(), v, frame));
     }
-  }
   f.close();
 }
 
@@ -67,17 +64,10 @@ uint64_t read_file(const std::string& path, const FileOptions& fo, const pio::De
   for (uint64_t frame = 0; frame < frames; ++frame)
     for (uint64_t v = 0; v < variables; ++v) {
       const std::string base = "v" + std::to_string(v + 1);
-      std::vector<int32_t> i;
-      std::vector<float> fl;
-      std::vector<double> db;
-      auto di = f.variable(base + "_i").dataset(), df = f.variable(base + "_f").dataset(),
-           dd = f.variable(base + "_d").dataset();
-      r.read(di, i, frame);
-      r.read(df, fl, frame);
-      r.read(dd, db, frame);
-      check(i, values<int32_t>(d.map(), v, frame));
-      check(fl, values<float>(d.map(), v, frame));
-      check(db, values<double>(d.map(), v, frame));
+      auto vi = f.variable(base + "_i"), vf = f.variable(base + "_f"), vd = f.variable(base + "_d");
+      check(f.read_darray<int32_t>(vi, r, frame), values<int32_t>(d.map(), v, frame));
+      check(f.read_darray<float>(vf, r, frame), values<float>(d.map(), v, frame));
+      check(f.read_darray<double>(vd, r, frame), values<double>(d.map(), v, frame));
     }
   f.close();
   return wrong;
