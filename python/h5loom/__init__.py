@@ -818,15 +818,22 @@ class File(Group):
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is None:
-            self.close()
-        else:  # only this rank may be leaving: a collective close would wait forever
-            import traceback  # the error is printed if the job must end here
-            self._obj.close_on_error("".join(traceback.format_exception(exc_type, exc, tb)))
+        _leave(self.close, self._obj.close_on_error, exc_type, exc, tb)
 
     def __repr__(self) -> str:
         state = "open" if self.is_open else "closed"
         return f"<h5loom.File '{self.filename}' ({state}, engine {self.engine})>"
+
+
+def _leave(close: Any, close_on_error: Any, exc_type: Any, exc: Any, tb: Any) -> None:
+    """A context manager's exit for a file shared by the ranks: close it - or, while
+    an exception leaves this rank (perhaps alone: a collective close would wait
+    forever), close_on_error, which closes only if every rank is leaving too."""
+    if exc_type is None:
+        close()
+    else:
+        import traceback  # the error is printed if the job must end here
+        close_on_error("".join(traceback.format_exception(exc_type, exc, tb)))
 
 
 # ---- an uncaught exception ends the whole MPI job -----------------------------------

@@ -254,11 +254,9 @@ class File:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is None:
-            self.close()
-        else:  # only this rank may be leaving: a collective close would wait forever
-            import traceback
-            self._core.close_on_error("".join(traceback.format_exception(exc_type, exc, tb)))
+        from . import _leave
+
+        _leave(self.close, self._core.close_on_error, exc_type, exc, tb)
 
     def __repr__(self) -> str:
         state = "open" if self._core.is_open else "closed"

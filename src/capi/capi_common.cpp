@@ -141,6 +141,15 @@ h5loom::FileOptions options(MPI_Comm comm, const char* engine) {
   return o;
 }
 
+MPI_Comm opening_comm(MPI_Comm comm) {
+  if (comm == MPI_Comm()) return MPI_COMM_NULL;
+  return comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+}
+
+void check_comm(MPI_Comm comm) {
+  if (comm == MPI_Comm()) throw h5loom::UsageError(in_call("invalid communicator 'comm'"));
+}
+
 loom_object* new_object(h5loom::Group g, SharedComm agree) {
   auto* o = new loom_object_s;
   o->group = std::move(g);

@@ -74,12 +74,10 @@ static loom_status open_file(const char* function, const char* name, loom_mode m
                              const char* engine, loom_file** out) {
   h5loom::ensure_mpi();
   if (out) *out = nullptr;
-  const bool invalid_comm = comm == MPI_Comm();  // what MPI_Comm_f2c gives for an unknown Fortran handle
-  const MPI_Comm over = invalid_comm ? MPI_COMM_NULL : comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
   return collective(
-      function, over,
+      function, opening_comm(comm),
       [&] {
-        if (invalid_comm) throw h5loom::UsageError(in_call("invalid communicator 'comm'"));
+        check_comm(comm);
         need_out(out, "out");
         text(name, "name");
         if (static_cast<int>(mode) < 0 || static_cast<int>(mode) > LOOM_MODE_CREATE_EXCLUSIVE)

@@ -177,6 +177,11 @@ const std::string& name_at(const std::vector<std::string>& names, size_t index, 
                            const std::string& path);
 
 h5loom::FileOptions options(MPI_Comm comm, const char* engine);
+// The communicator an open call agrees over: `comm`, the world for
+// MPI_COMM_NULL, and MPI_COMM_NULL (no agreement) for an invalid handle - what
+// MPI_Comm_f2c gives for an unknown Fortran one - which check_comm refuses.
+MPI_Comm opening_comm(MPI_Comm comm);
+void check_comm(MPI_Comm comm);
 
 // A handle of a group or a dataset (the series' root and step groups too).
 // The handles of an object as a group or a dataset (UsageError naming the argument otherwise).

@@ -2,6 +2,7 @@
 // Dimension and variable ids are positions: dimensions by id, variables in definition order.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "capi_internal.hpp"
 #include "h5loom/netcdf.hpp"
@@ -60,12 +61,10 @@ static loom_status open_nc(const char* function, const char* path, loom_mode mod
                            bool create, loom_nc_file** out) {
   h5loom::ensure_mpi();
   if (out) *out = nullptr;
-  const bool invalid_comm = comm == MPI_Comm();  // what MPI_Comm_f2c gives for an unknown Fortran handle
-  const MPI_Comm over = invalid_comm ? MPI_COMM_NULL : comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
   return collective(
-      function, over,
+      function, opening_comm(comm),
       [&] {
-        if (invalid_comm) throw h5loom::UsageError(in_call("invalid communicator 'comm'"));
+        check_comm(comm);
         need_out(out, "out");
         text(path, "path");
         if (!create && mode != LOOM_MODE_READ && mode != LOOM_MODE_READWRITE)
@@ -331,43 +330,40 @@ loom_status loom_nc_get_vara(loom_nc_file* f, int varid, const uint64_t* start, 
       [&] { variable(f, varid).read_raw(s, c, t, out, n); });
 }
 
-// write_darray / read_darray: agreed over the file's ranks once the handles and the type are checked.
-loom_status loom_nc_write_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
-                                 loom_datatype type, size_t n, const void* local) {
+// write_darray / read_darray: agreed over the file's ranks once the handles, the type and the buffer are checked.
+static loom_status darray(const char* function, loom_rearrangement* r, loom_nc_file* f, int varid,
+                          loom_datatype type, size_t n, const void* buffer,
+                          const std::function<void(nc::Variable&, h5loom::pio::Rearrangement&,
+                                                   const h5loom::Datatype&)>& transfer) {
   h5loom::Datatype t;
   return collective(
-      __func__, comm_of(f),
+      function, comm_of(f),
       [&] {
         need(f, "f", "netCDF file");
         need(r, "r", "rearrangement");
         t = to_datatype(type, "type");
         variable(f, varid);
         fits_in_memory(n, t.size(), "n");
-        need_buffer(local, n, "local");
+        need_buffer(buffer, n, "local");
       },
       [&] {
         auto v = variable(f, varid);
-        f->file.write_darray(v, r->rearrangement, frame, t, local, n);
+        transfer(v, r->rearrangement, t);
       });
+}
+
+loom_status loom_nc_write_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame,
+                                 loom_datatype type, size_t n, const void* local) {
+  return darray(__func__, r, f, varid, type, n, local, [&](auto& v, auto& rearrangement, const auto& t) {
+    f->file.write_darray(v, rearrangement, frame, t, local, n);
+  });
 }
 
 loom_status loom_nc_read_darray(loom_rearrangement* r, loom_nc_file* f, int varid, uint64_t frame, loom_datatype type,
                                 size_t n, void* local) {
-  h5loom::Datatype t;
-  return collective(
-      __func__, comm_of(f),
-      [&] {
-        need(f, "f", "netCDF file");
-        need(r, "r", "rearrangement");
-        t = to_datatype(type, "type");
-        variable(f, varid);
-        fits_in_memory(n, t.size(), "n");
-        need_buffer(local, n, "local");
-      },
-      [&] {
-        auto v = variable(f, varid);
-        f->file.read_darray(v, r->rearrangement, frame, t, local, n);
-      });
+  return darray(__func__, r, f, varid, type, n, local, [&](auto& v, auto& rearrangement, const auto& t) {
+    f->file.read_darray(v, rearrangement, frame, t, local, n);
+  });
 }
 
 loom_status loom_nc_sync(loom_nc_file* f) {
