@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -757,15 +758,30 @@ class Hdf5Engine final : public engine::Engine {
     }
     for (const auto& name : order) {
       const auto& list = by_dataset[name];
-      if (list.size() > 1 && write_as_runs(f, name, list)) continue;
+      if (auto runs = gather_runs(f, name, list)) {
+        write_gathered(f, name, *runs, f.dxpl.get());
+        continue;
+      }
       for (const auto* w : list) transfer_write(f, w->dataset, w->selection, w->dtype, w->data(), f.dxpl.get());
     }
   }
 
-  // One H5Dwrite for `list` if its writes allow (see write_independently); false if they do not.
-  bool write_as_runs(Hdf5File& f, const std::string& path, const std::vector<const engine::Write*>& list) {
+  // A rank's writes to one dataset as one transfer: the union of their runs
+  // selected in `space`, their data in file order (the union's row-major order).
+  struct GatheredRuns {
+    Hid space;
+    Datatype dtype;
+    std::size_t writes = 0;
+    std::vector<unsigned char> data;
+  };
+
+  // The writes of `list` gathered, if there are several and they allow it (see
+  // write_independently); none otherwise.
+  std::optional<GatheredRuns> gather_runs(Hdf5File& f, const std::string& path,
+                                          const std::vector<const engine::Write*>& list) {
+    if (list.size() < 2) return std::nullopt;
     const Datatype dtype = list.front()->dtype;
-    if (dtype.is_varstring() || dtype.has_variable_length_parts()) return false;
+    if (dtype.is_varstring() || dtype.has_variable_length_parts()) return std::nullopt;
     const hid_t ds = dataset(f, path);
     Hid fspace = checked(H5Dget_space(ds), H5Sclose, "reading the dataspace of '" + path + "'");
     const Dims shape = current_shape(fspace.get());
@@ -777,37 +793,42 @@ class Hdf5Engine final : public engine::Engine {
     pieces.reserve(list.size());
     for (const auto* w : list) {
       Run run;
-      if (!(w->dtype == dtype) || !run_of(w->selection, shape, run)) return false;
+      if (!(w->dtype == dtype) || !run_of(w->selection, shape, run)) return std::nullopt;
       if (run.end > run.begin) pieces.push_back({run, w->data()});
     }
     std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.run.begin < b.run.begin; });
     for (std::size_t k = 1; k < pieces.size(); ++k)
-      if (pieces[k].run.begin < pieces[k - 1].run.end) return false;  // overlapping: the later must win, in order
-    if (pieces.empty()) return true;
-    // The data in file order (the union's row-major order), and the runs with adjacent ones joined.
+      if (pieces[k].run.begin < pieces[k - 1].run.end) return std::nullopt;  // overlapping: the later must win, in order
+    GatheredRuns out{Hid(), dtype, list.size(), {}};
     const std::size_t esize = datatype_size(dtype);
-    std::vector<unsigned char> gathered;
-    std::vector<Run> runs;
+    std::vector<Run> runs;  // adjacent ones joined
     for (const auto& p : pieces) {
-      gathered.insert(gathered.end(), p.data, p.data + (p.run.end - p.run.begin) * esize);
+      out.data.insert(out.data.end(), p.data, p.data + (p.run.end - p.run.begin) * esize);
       if (!runs.empty() && runs.back().end == p.run.begin) runs.back().end = p.run.end;
       else runs.push_back(p.run);
     }
-    H5S_seloper_t op = H5S_SELECT_SET;
+    if (H5Sselect_none(fspace.get()) < 0) fail("clearing a selection of dataset '" + path + "'");
     for (const Run& run : runs)
       for (const auto& [start, count] : boxes_of(run, shape)) {
         const auto s = to_hsize(start), c = to_hsize(count);
-        if (H5Sselect_hyperslab(fspace.get(), op, s.data(), nullptr, c.data(), nullptr) < 0)
+        if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_OR, s.data(), nullptr, c.data(), nullptr) < 0)
           fail("selecting the runs written to dataset '" + path + "' in file '" + f.name + "'");
-        op = H5S_SELECT_OR;
       }
-    const hsize_t n = gathered.size() / esize;
-    Hid mspace = checked(H5Screate_simple(1, &n, nullptr), H5Sclose, "creating a memory space");
-    if (H5Dwrite(ds, transfer_type(f, ds, dtype, path).get(), mspace.get(), fspace.get(), f.dxpl.get(),
-                 gathered.data()) < 0)
-      fail("writing " + std::to_string(pieces.size()) + " runs of dataset '" + path + "' in file '" + f.name + "'");
-    return true;
+    out.space = std::move(fspace);
+    return out;
   }
+
+  void write_gathered(Hdf5File& f, const std::string& path, const GatheredRuns& g, hid_t dxpl) {
+    const hid_t ds = dataset(f, path);
+    const hsize_t n = g.data.size() / datatype_size(g.dtype);
+    static const char dummy = 0;
+    Hid mspace = checked(H5Screate_simple(1, n ? &n : &kOne, nullptr), H5Sclose, "creating a memory space");
+    if (n == 0) H5Sselect_none(mspace.get());
+    if (H5Dwrite(ds, transfer_type(f, ds, g.dtype, path).get(), mspace.get(), g.space.get(), dxpl,
+                 n ? static_cast<const void*>(g.data.data()) : &dummy) < 0)
+      fail("writing " + std::to_string(g.writes) + " runs of dataset '" + path + "' in file '" + f.name + "'");
+  }
+  static constexpr hsize_t kOne = 1;
 
   bool is_filtered(Hdf5File& f, const std::string& path) {
     auto it = f.filtered.find(path);
@@ -828,12 +849,25 @@ class Hdf5Engine final : public engine::Engine {
       auto it = mine.find(names[i]);
       counts[i] = it == mine.end() ? 0 : static_cast<long long>(it->second.size());
     }
+    // A rank's runs of a dataset go out as one transfer (write_independently says when).
+    std::map<std::string, GatheredRuns> gathered;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto it = mine.find(names[i]);
+      if (it == mine.end()) continue;
+      if (auto runs = gather_runs(f, names[i], it->second)) {
+        gathered.emplace(names[i], std::move(*runs));
+        counts[i] = 1;
+      }
+    }
     MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_LONG_LONG, MPI_MAX, f.comm);
     for (std::size_t i = 0; i < names.size(); ++i) {
       auto it = mine.find(names[i]);
-      std::size_t have = it == mine.end() ? 0 : it->second.size();
+      auto g = gathered.find(names[i]);
+      std::size_t have = it == mine.end() ? 0 : g != gathered.end() ? 1 : it->second.size();
       for (long long k = 0; k < counts[i]; ++k) {
-        if (static_cast<std::size_t>(k) < have) {
+        if (k == 0 && g != gathered.end()) {
+          write_gathered(f, names[i], g->second, dxpl);
+        } else if (static_cast<std::size_t>(k) < have) {
           const engine::Write* r = it->second[k];
           transfer_write(f, r->dataset, r->selection, r->dtype, r->data(), dxpl);
         } else {
