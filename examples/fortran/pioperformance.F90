@@ -51,6 +51,8 @@ program pioperformance
   call check(loom_decomposition_from_file(trim(decompfile), decomp), 'reading ' // trim(decompfile))
   call check(loom_decomposition_map(decomp, map), 'taking the map')
   call check(loom_decomposition_dims(decomp, dims), 'taking the dimensions')
+  if (size(dims) > 7) call fail('the map has more than 7 dimensions')
+  if (nvars < 1 .or. nvars > 16) call fail('nvars must be 1 to 16')
   if (rank == 0) then
     write(*, '(a, a, a, *(i0, :, " x "))') 'pioperformance: ', trim(decompfile), ', dimensions ', dims
     write(*, '(a, i0, a, i0, a, i0, a)') '  ', nranks, ' ranks, ', nvars, ' variables of each type, ', &

@@ -452,8 +452,10 @@ loom_status loom_step_free(loom_step* st);
 loom_status loom_step_particles(loom_step* st, const char* species, loom_particles** out);
 /* Collective: offset and global count come from an exclusive scan (either pointer may be NULL). */
 loom_status loom_particles_set_local_count(loom_particles* p, uint64_t n, uint64_t* offset, uint64_t* global);
-/* local-count elements; deferred until the step ends. */
+/* local-count elements; deferred until the step ends: the buffer must stay valid and unchanged until then. */
 loom_status loom_particles_write(loom_particles* p, const char* array, loom_datatype dtype, const void* data);
+/* The same, copied at once: the buffer may be reused (the Fortran module's way). */
+loom_status loom_particles_write_copy(loom_particles* p, const char* array, loom_datatype dtype, const void* data);
 loom_status loom_particles_global_count(loom_particles* p, uint64_t* out);
 loom_status loom_particles_read_range(loom_particles* p, const char* array, loom_datatype dtype, uint64_t begin,
                                       uint64_t end, void* out);
@@ -529,19 +531,21 @@ loom_status loom_nc_def_var(loom_nc_file* f, const char* name, loom_datatype typ
 /* Before loom_nc_enddef: chunks (ndims entries; NULL: netCDF's defaults), deflate level 0-9 and shuffle. */
 loom_status loom_nc_def_var_chunking(loom_nc_file* f, int varid, const uint64_t* chunks);
 loom_status loom_nc_def_var_deflate(loom_nc_file* f, int varid, int shuffle, int deflate_level);
-/* _FillValue: one element of the variable's type. */
-loom_status loom_nc_def_var_fill(loom_nc_file* f, int varid, const void* fill);
+/* _FillValue: one element of `type`, converted to the variable's type. */
+loom_status loom_nc_def_var_fill(loom_nc_file* f, int varid, loom_datatype type, const void* fill);
 loom_status loom_nc_enddef(loom_nc_file* f);
 loom_status loom_nc_redef(loom_nc_file* f);
 /* Attributes of a variable or LOOM_NC_GLOBAL: n numbers of `type`, or text (NC_CHAR). */
 loom_status loom_nc_put_att(loom_nc_file* f, int varid, const char* name, loom_datatype type, size_t n,
                             const void* values);
 loom_status loom_nc_put_att_text(loom_nc_file* f, int varid, const char* name, const char* text);
-/* Local: n numbers converted to `type` (n must be the attribute's length), or its text. */
+/* Collective (attributes are the file's metadata): n numbers converted to `type` (n must be the
+ * attribute's length), or its text. */
 loom_status loom_nc_get_att(loom_nc_file* f, int varid, const char* name, loom_datatype type, size_t n, void* out);
 loom_status loom_nc_get_att_text(loom_nc_file* f, int varid, const char* name, char* buf, size_t bufsize,
                                  size_t* needed);
-/* Local: counts, the unlimited dimension's id (-1 if none), names and shapes. */
+/* Local (the definitions the handle holds): counts, the unlimited dimension's id (-1 if none),
+ * names and shapes. */
 loom_status loom_nc_inq(loom_nc_file* f, int* ndims, int* nvars, int* unlimited_dimid);
 loom_status loom_nc_inq_dimid(loom_nc_file* f, const char* name, int* dimid);
 loom_status loom_nc_inq_dim(loom_nc_file* f, int dimid, char* name, size_t bufsize, size_t* needed, uint64_t* length);
@@ -551,13 +555,14 @@ loom_status loom_nc_inq_var(loom_nc_file* f, int varid, char* name, size_t bufsi
                             loom_datatype* type, int* ndims, int* dimids);
 /* Collective: grows every record variable to n records. */
 loom_status loom_nc_set_records(loom_nc_file* f, uint64_t n);
-/* Local (any rank, any number of times): the box [start, start+count) from n elements of `type`
- * (converted as netCDF converts); start and count NULL: the whole variable. Copied: the buffer
- * may be reused at once. A box past the records is refused: loom_nc_set_records first. */
-loom_status loom_nc_put_vara(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count,
+/* Local (any rank, any number of times): the box [start, start+count) - ndims entries each, the
+ * variable's number of dimensions - from n elements of `type` (converted as netCDF converts);
+ * ndims 0 with start and count NULL: the whole variable. Copied: the buffer may be reused at
+ * once. A box past the records is refused: loom_nc_set_records first. */
+loom_status loom_nc_put_vara(loom_nc_file* f, int varid, int ndims, const uint64_t* start, const uint64_t* count,
                              loom_datatype type, size_t n, const void* data);
 /* Collective, each rank its own box (a count with a 0: nothing). */
-loom_status loom_nc_get_vara(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count,
+loom_status loom_nc_get_vara(loom_nc_file* f, int varid, int ndims, const uint64_t* start, const uint64_t* count,
                              loom_datatype type, size_t n, void* out);
 /* Collective (PIO's write_darray / read_darray): this rank's n elements (its decomposition's
  * local_size, in map order; converted as netCDF converts) of record `frame` - the record

@@ -109,12 +109,13 @@ class Variable {
   // Collective: every rank reads its own box (count with a 0: nothing).
   template <class T>
   std::vector<T> read(const Dims& start = {}, const Dims& count = {}) const {
-    const Selection sel = selection(start, count);
-    std::vector<T> out(sel.num_elements(shape()));
+    std::vector<T> out(read_size(start, count));
     read_raw(start, count, datatype_of<T>(), out.data(), out.size());
     return out;
   }
   void read_raw(const Dims& start, const Dims& count, Datatype dtype, void* out, std::size_t n) const;
+  // Collective: the elements of this rank's box (SelectionError on every rank if any box is bad).
+  std::size_t read_size(const Dims& start, const Dims& count) const;
 
   // The HDF5 dataset underneath (data mode): what pio::Rearrangement writes
   // with its frame, and what tools read.

@@ -43,10 +43,15 @@ void set_attribute(loom_nc_file* f, int varid, const char* name, const h5loom::A
   else variable(f, varid).set_attribute(name, value);
 }
 
-// start/count: both NULL (the whole variable) or both ndims entries.
-void box(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count, h5loom::Dims& s, h5loom::Dims& c) {
-  const int ndims = int(variable(f, varid).dimensions().size());
-  if (!start && !count) return;
+// start/count: both NULL (the whole variable, ndims 0) or both ndims entries,
+// ndims the variable's.
+void box(loom_nc_file* f, int varid, int ndims, const uint64_t* start, const uint64_t* count, h5loom::Dims& s,
+         h5loom::Dims& c) {
+  const int have = int(variable(f, varid).dimensions().size());
+  if (!start && !count && ndims == 0) return;
+  if (ndims != have)
+    throw h5loom::SelectionError(in_call("ndims " + std::to_string(ndims) + " for variable '" +
+                                         variable(f, varid).name() + "' of " + std::to_string(have) + " dimensions"));
   need_out(start, "start");
   need_out(count, "count");
   s = dims(ndims, start, "start");
@@ -151,17 +156,27 @@ loom_status loom_nc_def_var_deflate(loom_nc_file* f, int varid, int shuffle, int
                     });
 }
 
-loom_status loom_nc_def_var_fill(loom_nc_file* f, int varid, const void* fill) {
+loom_status loom_nc_def_var_fill(loom_nc_file* f, int varid, loom_datatype type, const void* fill) {
+  h5loom::Datatype t;
   return collective(
       __func__, comm_of(f),
       [&] {
         need(f, "f", "netCDF file");
+        t = to_datatype(type, "type");
         need_out(fill, "fill");
       },
       [&] {
         auto v = variable(f, varid);
+        // The value as the variable's type (a Fortran default real for a double variable, say).
+        const auto given = h5loom::AttributeValue::from_raw(h5loom::AttributeValue::Kind::Array, t, 1, fill);
+        std::vector<unsigned char> value(v.dtype().size());
+        h5loom::dispatch_scalar(v.dtype().scalar(), [&](auto tag) {
+          using T = decltype(tag);
+          const T x = given.as_vector<T>().at(0);
+          std::memcpy(value.data(), &x, sizeof x);
+        });
         v.set_attribute("_FillValue",
-                        h5loom::AttributeValue::from_raw(h5loom::AttributeValue::Kind::Array, v.dtype(), 1, fill));
+                        h5loom::AttributeValue::from_raw(h5loom::AttributeValue::Kind::Array, v.dtype(), 1, value.data()));
       });
 }
 
@@ -203,36 +218,46 @@ loom_status loom_nc_put_att_text(loom_nc_file* f, int varid, const char* name, c
 }
 
 loom_status loom_nc_get_att(loom_nc_file* f, int varid, const char* name, loom_datatype type, size_t n, void* out) {
-  return guarded(__func__, [&] {
-    need(f, "f", "netCDF file");
-    text(name, "name");
-    const h5loom::Datatype t = to_datatype(type, "type");
-    const auto value = attribute(f, varid, name);
-    if (!value.is_numeric())
-      throw h5loom::DatatypeError(in_call("attribute '" + std::string(name) + "' holds text: loom_nc_get_att_text reads it"));
-    if (value.size() != n)
-      throw h5loom::SelectionError(in_call("attribute '" + std::string(name) + "' holds " +
-                                           std::to_string(value.size()) + " numbers, not n = " + std::to_string(n)));
-    need_buffer(out, n, "out");
-    h5loom::dispatch_scalar(t.scalar(), [&](auto tag) {
-      using T = decltype(tag);
-      const auto v = value.as_vector<T>();
-      std::memcpy(out, v.data(), v.size() * sizeof(T));
-    });
-  });
+  h5loom::Datatype t;
+  return collective(
+      __func__, comm_of(f),
+      [&] {
+        need(f, "f", "netCDF file");
+        text(name, "name");
+        t = to_datatype(type, "type");
+        need_buffer(out, n, "out");
+      },
+      [&] {
+        const auto value = attribute(f, varid, name);
+        if (!value.is_numeric())
+          throw h5loom::DatatypeError(in_call("attribute '" + std::string(name) +
+                                              "' holds text: loom_nc_get_att_text reads it"));
+        if (value.size() != n)
+          throw h5loom::SelectionError(in_call("attribute '" + std::string(name) + "' holds " +
+                                               std::to_string(value.size()) + " numbers, not n = " + std::to_string(n)));
+        h5loom::dispatch_scalar(t.scalar(), [&](auto tag) {
+          using T = decltype(tag);
+          const auto v = value.as_vector<T>();
+          std::memcpy(out, v.data(), v.size() * sizeof(T));
+        });
+      });
 }
 
 loom_status loom_nc_get_att_text(loom_nc_file* f, int varid, const char* name, char* buf, size_t bufsize,
                                  size_t* needed) {
-  return guarded(__func__, [&] {
-    need(f, "f", "netCDF file");
-    text(name, "name");
-    check_string_out(buf, bufsize);
-    const auto value = attribute(f, varid, name);
-    if (!value.is_string() && !(value.kind() == h5loom::AttributeValue::Kind::Scalar && value.dtype().is_string()))
-      throw h5loom::DatatypeError(in_call("attribute '" + std::string(name) + "' is not text"));
-    copy_out(value.as_string(), buf, bufsize, needed);
-  });
+  return collective(
+      __func__, comm_of(f),
+      [&] {
+        need(f, "f", "netCDF file");
+        text(name, "name");
+        check_string_out(buf, bufsize);
+      },
+      [&] {
+        const auto value = attribute(f, varid, name);
+        if (!value.is_string())
+          throw h5loom::DatatypeError(in_call("attribute '" + std::string(name) + "' is not text"));
+        copy_out(value.as_string(), buf, bufsize, needed);
+      });
 }
 
 loom_status loom_nc_inq(loom_nc_file* f, int* ndims, int* nvars, int* unlimited_dimid) {
@@ -301,7 +326,7 @@ loom_status loom_nc_set_records(loom_nc_file* f, uint64_t n) {
   return collective(__func__, comm_of(f), [&] { need(f, "f", "netCDF file"); }, [&] { f->file.set_records(n); });
 }
 
-loom_status loom_nc_put_vara(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count,
+loom_status loom_nc_put_vara(loom_nc_file* f, int varid, int ndims, const uint64_t* start, const uint64_t* count,
                              loom_datatype type, size_t n, const void* data) {
   return guarded(__func__, [&] {
     need(f, "f", "netCDF file");
@@ -309,12 +334,12 @@ loom_status loom_nc_put_vara(loom_nc_file* f, int varid, const uint64_t* start, 
     fits_in_memory(n, t.size(), "n");
     need_buffer(data, n, "data");
     h5loom::Dims s, c;
-    box(f, varid, start, count, s, c);
+    box(f, varid, ndims, start, count, s, c);
     variable(f, varid).write_raw(s, c, t, data, n);
   });
 }
 
-loom_status loom_nc_get_vara(loom_nc_file* f, int varid, const uint64_t* start, const uint64_t* count,
+loom_status loom_nc_get_vara(loom_nc_file* f, int varid, int ndims, const uint64_t* start, const uint64_t* count,
                              loom_datatype type, size_t n, void* out) {
   h5loom::Datatype t;
   h5loom::Dims s, c;
@@ -325,7 +350,7 @@ loom_status loom_nc_get_vara(loom_nc_file* f, int varid, const uint64_t* start, 
         t = to_datatype(type, "type");
         fits_in_memory(n, t.size(), "n");
         need_buffer(out, n, "out");
-        box(f, varid, start, count, s, c);
+        box(f, varid, ndims, start, count, s, c);
       },
       [&] { variable(f, varid).read_raw(s, c, t, out, n); });
 }

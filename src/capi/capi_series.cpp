@@ -219,6 +219,20 @@ loom_status loom_particles_write(loom_particles* p, const char* array, loom_data
   });
 }
 
+loom_status loom_particles_write_copy(loom_particles* p, const char* array, loom_datatype dtype, const void* data) {
+  return guarded(__func__, [&] {
+    need(p, "p", "particles");
+    text(array, "array");
+    auto type = to_datatype(dtype);
+    const uint64_t n = p->particles.local_count();
+    need_buffer(data, n, "data");
+    fits_in_memory(n, h5loom::datatype_size(type), "the local count");
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    auto owned = std::make_shared<std::vector<unsigned char>>(bytes, bytes + n * h5loom::datatype_size(type));
+    p->particles.write_raw(array, type, owned->data(), std::shared_ptr<const void>(owned, owned->data()));
+  });
+}
+
 loom_status loom_particles_global_count(loom_particles* p, uint64_t* out) {
   return guarded(__func__, [&] {
     need(p, "p", "particles");

@@ -248,7 +248,7 @@ module h5loom
       integer(c_int64_t) :: offset, global
       integer(c_int) :: c_particles_set_local_count
     end function
-    function c_particles_write(p, array, dtype, data) bind(c, name="loom_particles_write")
+    function c_particles_write(p, array, dtype, data) bind(c, name="loom_particles_write_copy")
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: p, data
       character(kind=c_char), dimension(*) :: array
@@ -321,10 +321,10 @@ module h5loom
       integer(c_int), value :: varid, shuffle, level
       integer(c_int) :: c_nc_def_var_deflate
     end function
-    function c_nc_def_var_fill(f, varid, fill) bind(c, name="loom_nc_def_var_fill")
+    function c_nc_def_var_fill(f, varid, dtype, fill) bind(c, name="loom_nc_def_var_fill")
       import :: c_int, c_ptr
       type(c_ptr), value :: f, fill
-      integer(c_int), value :: varid
+      integer(c_int), value :: varid, dtype
       integer(c_int) :: c_nc_def_var_fill
     end function
     function c_nc_put_att(f, varid, name, dtype, n, values) bind(c, name="loom_nc_put_att")
@@ -400,17 +400,17 @@ module h5loom
       integer(c_int64_t), value :: n
       integer(c_int) :: c_nc_set_records
     end function
-    function c_nc_put_vara(f, varid, start, count, dtype, n, data) bind(c, name="loom_nc_put_vara")
+    function c_nc_put_vara(f, varid, ndims, start, count, dtype, n, data) bind(c, name="loom_nc_put_vara")
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: f, start, count, data
-      integer(c_int), value :: varid, dtype
+      integer(c_int), value :: varid, ndims, dtype
       integer(c_size_t), value :: n
       integer(c_int) :: c_nc_put_vara
     end function
-    function c_nc_get_vara(f, varid, start, count, dtype, n, out) bind(c, name="loom_nc_get_vara")
+    function c_nc_get_vara(f, varid, ndims, start, count, dtype, n, out) bind(c, name="loom_nc_get_vara")
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: f, start, count, out
-      integer(c_int), value :: varid, dtype
+      integer(c_int), value :: varid, ndims, dtype
       integer(c_size_t), value :: n
       integer(c_int) :: c_nc_get_vara
     end function
@@ -604,11 +604,14 @@ contains
     integer(c_int64_t), target :: s(32), c(32)
     integer :: k
     if (present(start) .and. present(count)) then
-      k = size(start)
-      s(1:k) = reversed(start) - 1
-      c(1:k) = reversed(count)
+      ! The C call checks ndim against the dataset's rank: start and count of
+      ! another length are an error (LOOM_ERR_SELECTION), never a misread box.
+      k = min(size(start), size(count), 32)
+      s(1:k) = reversed(start(1:k)) - 1
+      c(1:k) = reversed(count(1:k))
       sel%kind = LOOM_SELECT_HYPERSLAB
       sel%ndim = int(k, c_int)
+      if (size(start) /= size(count) .or. size(start) > 32) sel%ndim = -1
       sel%start = c_loc(s)
       sel%count = c_loc(c)
     end if
@@ -676,25 +679,25 @@ contains
   integer function attr_write_i4(object, name, values) result(status)
     type(loom_object), intent(in) :: object
     character(len=*), intent(in) :: name
-    integer(c_int32_t), intent(in), target :: values(:)
+    integer(c_int32_t), intent(in), target, contiguous :: values(:)
     status = c_attr_write_array(object%p, c_string(name), LOOM_INT32, size(values, kind=c_size_t), c_loc(values))
   end function
   integer function attr_write_i8(object, name, values) result(status)
     type(loom_object), intent(in) :: object
     character(len=*), intent(in) :: name
-    integer(c_int64_t), intent(in), target :: values(:)
+    integer(c_int64_t), intent(in), target, contiguous :: values(:)
     status = c_attr_write_array(object%p, c_string(name), LOOM_INT64, size(values, kind=c_size_t), c_loc(values))
   end function
   integer function attr_write_r4(object, name, values) result(status)
     type(loom_object), intent(in) :: object
     character(len=*), intent(in) :: name
-    real(c_float), intent(in), target :: values(:)
+    real(c_float), intent(in), target, contiguous :: values(:)
     status = c_attr_write_array(object%p, c_string(name), LOOM_FLOAT32, size(values, kind=c_size_t), c_loc(values))
   end function
   integer function attr_write_r8(object, name, values) result(status)
     type(loom_object), intent(in) :: object
     character(len=*), intent(in) :: name
-    real(c_double), intent(in), target :: values(:)
+    real(c_double), intent(in), target, contiguous :: values(:)
     status = c_attr_write_array(object%p, c_string(name), LOOM_FLOAT64, size(values, kind=c_size_t), c_loc(values))
   end function
 
@@ -762,25 +765,25 @@ contains
   integer function particles_write_i4(particles, array, data) result(status)
     type(loom_particles), intent(in) :: particles
     character(len=*), intent(in) :: array
-    integer(c_int32_t), intent(in), target :: data(:)
+    integer(c_int32_t), intent(in), target, contiguous :: data(:)
     status = c_particles_write(particles%p, c_string(array), LOOM_INT32, c_loc(data))
   end function
   integer function particles_write_i8(particles, array, data) result(status)
     type(loom_particles), intent(in) :: particles
     character(len=*), intent(in) :: array
-    integer(c_int64_t), intent(in), target :: data(:)
+    integer(c_int64_t), intent(in), target, contiguous :: data(:)
     status = c_particles_write(particles%p, c_string(array), LOOM_INT64, c_loc(data))
   end function
   integer function particles_write_r4(particles, array, data) result(status)
     type(loom_particles), intent(in) :: particles
     character(len=*), intent(in) :: array
-    real(c_float), intent(in), target :: data(:)
+    real(c_float), intent(in), target, contiguous :: data(:)
     status = c_particles_write(particles%p, c_string(array), LOOM_FLOAT32, c_loc(data))
   end function
   integer function particles_write_r8(particles, array, data) result(status)
     type(loom_particles), intent(in) :: particles
     character(len=*), intent(in) :: array
-    real(c_double), intent(in), target :: data(:)
+    real(c_double), intent(in), target, contiguous :: data(:)
     status = c_particles_write(particles%p, c_string(array), LOOM_FLOAT64, c_loc(data))
   end function
 
@@ -883,31 +886,31 @@ contains
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     integer(c_int16_t), intent(in), target :: fill
-    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), c_loc(fill))
+    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), LOOM_INT16, c_loc(fill))
   end function
   integer function nc_def_var_fill_i4(ncfile, varid, fill) result(status)
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     integer(c_int32_t), intent(in), target :: fill
-    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), c_loc(fill))
+    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), LOOM_INT32, c_loc(fill))
   end function
   integer function nc_def_var_fill_i8(ncfile, varid, fill) result(status)
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     integer(c_int64_t), intent(in), target :: fill
-    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), c_loc(fill))
+    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), LOOM_INT64, c_loc(fill))
   end function
   integer function nc_def_var_fill_r4(ncfile, varid, fill) result(status)
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     real(c_float), intent(in), target :: fill
-    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), c_loc(fill))
+    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), LOOM_FLOAT32, c_loc(fill))
   end function
   integer function nc_def_var_fill_r8(ncfile, varid, fill) result(status)
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     real(c_double), intent(in), target :: fill
-    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), c_loc(fill))
+    status = c_nc_def_var_fill(ncfile%p, int(varid - 1, c_int), LOOM_FLOAT64, c_loc(fill))
   end function
 
   ! varid 0 (LOOM_NC_GLOBAL): the file's attributes.
@@ -920,7 +923,7 @@ contains
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     character(len=*), intent(in) :: name
-    integer(c_int32_t), intent(in), target :: values(:)
+    integer(c_int32_t), intent(in), target, contiguous :: values(:)
     status = c_nc_put_att(ncfile%p, c_varid(varid), c_string(name), LOOM_INT32, size(values, kind=c_size_t), &
                           c_loc(values))
   end function
@@ -928,7 +931,7 @@ contains
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     character(len=*), intent(in) :: name
-    real(c_float), intent(in), target :: values(:)
+    real(c_float), intent(in), target, contiguous :: values(:)
     status = c_nc_put_att(ncfile%p, c_varid(varid), c_string(name), LOOM_FLOAT32, size(values, kind=c_size_t), &
                           c_loc(values))
   end function
@@ -936,7 +939,7 @@ contains
     type(loom_nc_file), intent(in) :: ncfile
     integer, intent(in) :: varid
     character(len=*), intent(in) :: name
-    real(c_double), intent(in), target :: values(:)
+    real(c_double), intent(in), target, contiguous :: values(:)
     status = c_nc_put_att(ncfile%p, c_varid(varid), c_string(name), LOOM_FLOAT64, size(values, kind=c_size_t), &
                           c_loc(values))
   end function
@@ -1016,20 +1019,26 @@ contains
     logical, intent(in) :: writing
     integer(c_int64_t), target :: s(32), c(32)
     type(c_ptr) :: sp, cp
-    integer :: k
+    integer(c_int) :: k
+    ! The C call checks k against the variable's dimensions: start and count
+    ! of another length are an error (LOOM_ERR_SELECTION), never a misread box.
     sp = c_null_ptr
     cp = c_null_ptr
+    k = 0
     if (present(start) .and. present(count)) then
-      k = size(start)
-      s(1:k) = reversed(start) - 1
-      c(1:k) = reversed(count)
+      k = int(min(size(start), size(count), 32), c_int)
+      if (size(start) /= size(count) .or. size(start) > 32) k = -1  ! refused by C, naming ndims
+      if (k > 0) then
+        s(1:k) = reversed(start(1:k)) - 1
+        c(1:k) = reversed(count(1:k))
+      end if
       sp = c_loc(s)
       cp = c_loc(c)
     end if
     if (writing) then
-      status = c_nc_put_vara(ncfile%p, c_varid(varid), sp, cp, dtype, n, data)
+      status = c_nc_put_vara(ncfile%p, c_varid(varid), k, sp, cp, dtype, n, data)
     else
-      status = c_nc_get_vara(ncfile%p, c_varid(varid), sp, cp, dtype, n, data)
+      status = c_nc_get_vara(ncfile%p, c_varid(varid), k, sp, cp, dtype, n, data)
     end if
   end function
 

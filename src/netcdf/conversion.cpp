@@ -18,7 +18,10 @@ void convert_numbers(Datatype from, const void* in, Datatype to, void* out, std:
       for (std::size_t i = 0; i < n; ++i) {
         const double x = double(src[i]);
         if constexpr (std::is_integral_v<To>) {
-          if (!(x >= double(std::numeric_limits<To>::lowest()) && x <= double(std::numeric_limits<To>::max())))
+          // [lowest, 2^digits): both ends exact in double (int64's max is not: it rounds up to 2^63)
+          const double lowest = double(std::numeric_limits<To>::lowest());
+          const double past_max = std::ldexp(1.0, std::numeric_limits<To>::digits);
+          if (!(x >= lowest && x < past_max))
             throw DatatypeError(where + ": value " + std::to_string(x) + " (element " + std::to_string(i) +
                                 ") does not fit " + to.name() + " (netCDF's NC_ERANGE)");
           dst[i] = static_cast<To>(src[i]);

@@ -88,7 +88,6 @@ void detail::NcState::create_variable(VarState& v) {
 
 void detail::NcState::end_define() {
   auto& file = f();
-  std::vector<int> new_scales;
   // 1. Dimensions without a coordinate variable: a never-written scale each.
   for (auto& d : dims) {
     if (d.in_file || d.coordinate) continue;
@@ -104,31 +103,39 @@ void detail::NcState::end_define() {
     scale.set_attribute(conv::kName, conv::c_string(conv::not_a_variable_name(d.length)));
     scale.set_attribute(conv::kDimid, AttributeValue(int32_t(d.id)));
     d.in_file = true;
-    new_scales.push_back(d.id);
   }
-  // 2. Variables, in definition order; a coordinate variable is its dimension's scale.
-  std::vector<int> attached;
+  // 2. Every new variable's dataset, in definition order (netCDF's varids come
+  // from the creation order); a coordinate variable is its dimension's scale.
+  // All exist before any DIMENSION_LIST refers to them: a variable may be
+  // defined before its dimension's coordinate variable.
+  std::vector<VarState*> created;
   for (auto& v : vars) {
     if (v.dataset) continue;
     create_variable(v);
-    // The dimension ids of its axes, as netCDF-C writes them (always agreeing with _Netcdf4Dimid).
-    if (!v.dimids.empty()) v.dataset->set_attribute(conv::kCoordinates, AttributeValue(v.dimids));
+    created.push_back(&v);
     if (v.coordinate) {
       DimState& d = dims.at(v.dimids[0]);
       v.dataset->set_attribute(conv::kClass, conv::c_string(conv::kDimensionScale));
       v.dataset->set_attribute(conv::kName, conv::c_string(v.name));
       v.dataset->set_attribute(conv::kDimid, AttributeValue(int32_t(d.id)));
       d.in_file = true;
-    } else if (!v.dimids.empty()) {
-      std::vector<ObjectRef> scales;
-      for (int id : v.dimids) scales.push_back(file.reference(dims.at(id).scale_path()));
-      v.dataset->set_attribute(conv::kDimensionList, conv::dimension_list(scales));
-      attached.insert(attached.end(), v.dimids.begin(), v.dimids.end());
     }
-    for (const auto& [name, value] : v.pending) v.dataset->set_attribute(name, value);
-    v.pending.clear();
   }
-  // 3. Each scale that gained a variable: its REFERENCE_LIST, whole.
+  // 3. Their dimensions and attributes.
+  std::vector<int> attached;
+  for (VarState* v : created) {
+    // The dimension ids of its axes, as netCDF-C writes them (always agreeing with _Netcdf4Dimid).
+    if (!v->dimids.empty()) v->dataset->set_attribute(conv::kCoordinates, AttributeValue(v->dimids));
+    if (!v->coordinate && !v->dimids.empty()) {
+      std::vector<ObjectRef> scales;
+      for (int id : v->dimids) scales.push_back(file.reference(dims.at(id).scale_path()));
+      v->dataset->set_attribute(conv::kDimensionList, conv::dimension_list(scales));
+      attached.insert(attached.end(), v->dimids.begin(), v->dimids.end());
+    }
+    for (const auto& [name, value] : v->pending) v->dataset->set_attribute(name, value);
+    v->pending.clear();
+  }
+  // 4. Each scale that gained a variable: its REFERENCE_LIST, whole.
   std::sort(attached.begin(), attached.end());
   attached.erase(std::unique(attached.begin(), attached.end()), attached.end());
   write_reference_lists(attached);

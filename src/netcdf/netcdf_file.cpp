@@ -104,11 +104,14 @@ void File::set_records(uint64_t n) {
   if (n < d->length)
     throw UsageError(s.where() + ": " + std::to_string(n) + " records, fewer than the " + std::to_string(d->length) +
                      " of dimension '" + d->name + "' (records never shrink)");
-  if (n == d->length) return;
   d->length = n;
+  // Every record variable that is shorter (in netCDF-C's files they may differ), and the scale.
   for (auto& v : s.vars)
-    if (s.is_record(v)) v.dataset->extend(s.shape_of(v));
-  if (!d->coordinate) s.f().dataset(d->scale_path()).extend({n});
+    if (s.is_record(v) && v.dataset->shape()[0] < n) v.dataset->extend(s.shape_of(v));
+  if (!d->coordinate) {
+    Dataset scale = s.f().dataset(d->scale_path());
+    if (scale.shape()[0] < n) scale.extend({n});
+  }
 }
 
 // ---------------------------------------------------------------- darrays
@@ -137,9 +140,10 @@ void File::write_darray(Variable& var, pio::Rearrangement& r, uint64_t frame, Da
   if (!s.is_record(v) && frame != 0)
     throw UsageError("write_darray of " + s.where(v) + ": frame " + std::to_string(frame) +
                      ", and the variable has no record dimension (frame 0)");
-  if (s.is_record(v) && frame >= records()) set_records(frame + 1);
+  // Converted first: a value out of range changes nothing, the records included.
   std::vector<unsigned char> converted;
   const void* data = in_stored_type(s, v, dtype, local, n, converted, s.f().comm());
+  if (s.is_record(v) && frame >= records()) set_records(frame + 1);
   Dataset ds = *v.dataset;
   r.write_raw(ds, v.dtype, data, n, s.is_record(v) ? frame : 0);
   // What every rank knows alike - a record's size - decides the flush, so
@@ -304,20 +308,32 @@ void Variable::write_raw(const Dims& start, const Dims& count, Datatype dtype, c
   v.dataset->write_raw(sel, dtype, data, n, /*copy=*/true);
 }
 
+std::size_t Variable::read_size(const Dims& start, const Dims& count) const {
+  // Each rank's box, checked on every rank before any reads: a bad one raises everywhere.
+  std::size_t n = 0;
+  mpi::agree(file_->f().comm(), [&] { n = selection(start, count).num_elements(shape()); });
+  return n;
+}
+
 void Variable::read_raw(const Dims& start, const Dims& count, Datatype dtype, void* out, std::size_t n) const {
   auto& s = *file_;
   const auto& v = s.vars.at(index_);
   s.require_data("read " + s.where(v));
   Dataset ds = *v.dataset;  // a handle: reading does not change the variable
   const std::string where = "read of " + s.where(v);
+  Selection sel = Selection::none();
+  mpi::agree(s.f().comm(), [&] {
+    sel = selection(start, count);
+    needs_conversion(dtype, v.dtype, where);
+  });
   if (needs_conversion(dtype, v.dtype, where)) {
     std::vector<unsigned char> stored(n * v.dtype.size());
-    ds.read_raw(selection(start, count), v.dtype, stored.data(), n);
+    ds.read_raw(sel, v.dtype, stored.data(), n);
     // A value out of range on one rank is an error on every rank: the read was collective.
     mpi::agree(s.f().comm(), [&] { convert_numbers(v.dtype, stored.data(), dtype, out, n, where); });
     return;
   }
-  ds.read_raw(selection(start, count), dtype, out, n);
+  ds.read_raw(sel, dtype, out, n);
 }
 
 Dataset Variable::dataset() const {

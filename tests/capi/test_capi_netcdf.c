@@ -38,13 +38,17 @@ static void test_round_trip(const char* dir, const char* engine) {
   dimids[0] = y_dim;
   dimids[1] = x_dim;
   OK(loom_nc_def_var(f, "grid", LOOM_FLOAT32, 2, dimids, &grid));
-  OK(loom_nc_def_var_fill(f, grid, &fill));
+  OK(loom_nc_def_var_fill(f, grid, LOOM_FLOAT32, &fill));
   OK(loom_nc_def_var_deflate(f, grid, 1, 4));
   OK(loom_nc_put_att_text(f, grid, "units", "K"));
   dimids[0] = t_dim;
   dimids[1] = y_dim;
   dimids[2] = x_dim;
   OK(loom_nc_def_var(f, "series", LOOM_FLOAT64, 3, dimids, &series));
+  {
+    const float series_fill = -2.5f; /* a float for a double variable: converted */
+    OK(loom_nc_def_var_fill(f, series, LOOM_FLOAT32, &series_fill));
+  }
   CHECK(grid == 0 && series == 1);
   scale[0] = 0.5;
   scale[1] = 2.0;
@@ -57,7 +61,7 @@ static void test_round_trip(const char* dir, const char* engine) {
     start[0] = i;
     start[1] = 0;
     for (j = 0; j < NX; ++j) row[j] = (float)(10 * i + j);
-    OK(loom_nc_put_vara(f, grid, start, count, LOOM_FLOAT32, NX, row));
+    OK(loom_nc_put_vara(f, grid, 2, start, count, LOOM_FLOAT32, NX, row));
   }
   /* Frames of `series` through the box rearranger: rank r holds the offsets with o % size == r. */
   map = malloc(NY * NX * sizeof *map);
@@ -84,7 +88,9 @@ static void test_round_trip(const char* dir, const char* engine) {
   CHECK(strcmp(text, "K") == 0 && needed == 1);
   OK(loom_nc_get_att(f, LOOM_NC_GLOBAL, "scale", LOOM_FLOAT64, 2, scale));
   CHECK(scale[0] == 0.5 && scale[1] == 2.0);
-  OK(loom_nc_get_vara(f, grid, NULL, NULL, LOOM_FLOAT32, NY * NX, all));
+  OK(loom_nc_get_att(f, series, "_FillValue", LOOM_FLOAT64, 1, scale));
+  CHECK(scale[0] == -2.5);
+  OK(loom_nc_get_vara(f, grid, 0, NULL, NULL, LOOM_FLOAT32, NY * NX, all));
   for (i = 0; i < NY; ++i)
     for (j = 0; j < NX; ++j) CHECK(all[i * NX + j] == (i == NY - 1 ? fill : (float)(10 * i + j)));
   for (frame = 0; frame < 2; ++frame) {
@@ -117,13 +123,15 @@ static void test_define_errors(const char* dir, const char* engine) {
   CHECK(strstr(loom_last_error_message(), "dimid 9") != NULL);
   CHECK(loom_nc_def_var(f, "h", LOOM_FLOAT16, 1, &dim, &var) == LOOM_ERR_DATATYPE);
   OK(loom_nc_def_var(f, "v", LOOM_INT32, 1, &dim, &var));
-  CHECK(loom_nc_put_vara(f, var, start, count, LOOM_INT32, 1, &one) == LOOM_ERR_USAGE); /* define mode */
+  CHECK(loom_nc_put_vara(f, var, 1, start, count, LOOM_INT32, 1, &one) == LOOM_ERR_USAGE); /* define mode */
   OK(loom_nc_enddef(f));
-  CHECK(loom_nc_put_vara(f, var, start, count, LOOM_INT32, 1, &one) == LOOM_ERR_SELECTION); /* no record yet */
+  CHECK(loom_nc_put_vara(f, var, 1, start, count, LOOM_INT32, 1, &one) == LOOM_ERR_SELECTION); /* no record yet */
   CHECK(strstr(loom_last_error_message(), "set_records(1)") != NULL);
   CHECK(loom_nc_def_dim(f, "late", 3, &dim) == LOOM_ERR_USAGE); /* data mode */
   OK(loom_nc_set_records(f, 1));
-  OK(loom_nc_put_vara(f, var, start, count, LOOM_INT32, 1, &one));
+  CHECK(loom_nc_put_vara(f, var, 2, start, count, LOOM_INT32, 1, &one) == LOOM_ERR_SELECTION); /* 2 of 1 dims */
+  CHECK(strstr(loom_last_error_message(), "ndims 2") != NULL);
+  OK(loom_nc_put_vara(f, var, 1, start, count, LOOM_INT32, 1, &one));
   OK(loom_nc_close(f));
   CHECK(loom_nc_open(path, LOOM_MODE_CREATE, MPI_COMM_WORLD, engine, &f) == LOOM_ERR_USAGE);
   CHECK(f == NULL);

@@ -121,6 +121,27 @@ TEST_P(NetcdfTest, DefinitionsAndDataRoundTrip) {
   f.close();
 }
 
+TEST_P(NetcdfTest, AVariableMayComeBeforeItsDimensionsCoordinateVariable) {
+  const auto p = path("order");
+  {
+    auto f = nc::File::create(p, options());
+    f.define_dimension("x", 3);
+    auto t = f.define_variable("T", Datatype::Float32, {"x"});  // before x's coordinate variable
+    t.set_fill_value(-1.0f);
+    auto x = f.define_variable("x", Datatype::Float64, {"x"});
+    f.end_define();
+    if (g_rank == 0) x.write<double>({}, {}, {0.5, 1.5, 2.5});
+  }
+  auto f = nc::File::open(p, Mode::Read, options());
+  EXPECT_EQ(f.variable("T").dimensions(), std::vector<std::string>{"x"});
+  EXPECT_EQ(f.variable("T").read<float>(), (std::vector<float>{-1, -1, -1}));
+  EXPECT_TRUE(f.variable("x").is_coordinate());
+  EXPECT_EQ(f.storage().dataset("x").attribute("REFERENCE_LIST").size(), 1u);
+  std::vector<std::string> names;
+  for (auto& v : f.variables()) names.push_back(v.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"T", "x"}));  // definition order
+}
+
 TEST_P(NetcdfTest, AppendAddsVariablesAndRecordsAndKeepsEveryScaleUse) {
   const auto p = path("append");
   {

@@ -849,16 +849,19 @@ class Hdf5Engine final : public engine::Engine {
       auto it = mine.find(names[i]);
       counts[i] = it == mine.end() ? 0 : static_cast<long long>(it->second.size());
     }
-    // A rank's runs of a dataset go out as one transfer (write_independently says when).
+    // A rank's runs of a dataset go out as one transfer (write_independently says
+    // when); gathering them may fail on one rank (memory, HDF5): then on every rank.
     std::map<std::string, GatheredRuns> gathered;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      auto it = mine.find(names[i]);
-      if (it == mine.end()) continue;
-      if (auto runs = gather_runs(f, names[i], it->second)) {
-        gathered.emplace(names[i], std::move(*runs));
-        counts[i] = 1;
+    mpi::agree(f.comm, [&] {
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        auto it = mine.find(names[i]);
+        if (it == mine.end()) continue;
+        if (auto runs = gather_runs(f, names[i], it->second)) {
+          gathered.emplace(names[i], std::move(*runs));
+          counts[i] = 1;
+        }
       }
-    }
+    });
     MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_LONG_LONG, MPI_MAX, f.comm);
     for (std::size_t i = 0; i < names.size(); ++i) {
       auto it = mine.find(names[i]);
