@@ -246,11 +246,17 @@ TEST_P(NetcdfTest, NumbersConvertAsNetcdfConvertsThem) {
   f.define_dimension("n", 3);
   auto v = f.define_variable("v", Datatype::Int16, {"n"});
   auto w = f.define_variable("w", Datatype::Float32, {"n"});
+  auto big = f.define_variable("big", Datatype::Int64, {"n"});
   f.end_define();
   if (g_rank == 0) {
     v.write<double>({}, {}, {1.0, -2.0, 300.0});
     w.write<int64_t>({}, {}, {1, 2, 3});
     expect_error_containing([&] { v.write<int32_t>({}, {}, {1, 2, 40000}); }, ErrorCode::Datatype, "NC_ERANGE");
+    // 2^63 rounds to int64's max in double: still refused, not wrapped
+    expect_error_containing([&] { big.write<uint64_t>({}, {}, {1, 2, uint64_t(1) << 63}); }, ErrorCode::Datatype,
+                            "NC_ERANGE");
+    expect_error_containing([&] { big.write<double>({}, {}, {1, 2, 9.3e18}); }, ErrorCode::Datatype, "NC_ERANGE");
+    big.write<uint64_t>({}, {}, {1, 2, (uint64_t(1) << 63) - 1024});
   }
   EXPECT_EQ(v.read<double>(), (std::vector<double>{1.0, -2.0, 300.0}));
   EXPECT_EQ(w.read<int32_t>(), (std::vector<int32_t>{1, 2, 3}));
