@@ -121,7 +121,7 @@ loom_status loom_nc_def_var(loom_nc_file* f, const char* name, loom_datatype typ
         need(f, "f", "netCDF file");
         text(name, "name");
         t = to_datatype(type, "type");
-        if (ndims < 0 || ndims > 32) throw h5loom::UsageError(in_call("ndims " + std::to_string(ndims) + " is not 0 to 32"));
+        check_ndim(ndims, "ndims");
         if (ndims) need_out(dimids, "dimids");
       },
       [&] {

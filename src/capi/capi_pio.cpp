@@ -16,8 +16,9 @@ static loom_status make_decomposition(const char* function, MPI_Comm comm, loom_
   h5loom::ensure_mpi();
   if (out) *out = nullptr;
   return collective(
-      function, comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm,
+      function, opening_comm(comm),
       [&] {
+        check_comm(comm);
         need_out(out, "out");
         check();
       },
@@ -37,14 +38,14 @@ loom_status loom_decomposition_from_map(MPI_Comm comm, int ndim, const uint64_t*
         if (n) need_out(map, "map");
       },
       [&] {
-        return h5loom::pio::Decomposition::from_map(comm, h5loom::Dims(shape, shape + ndim),
+        return h5loom::pio::Decomposition::from_map(opening_comm(comm), h5loom::Dims(shape, shape + ndim),
                                                      std::vector<int64_t>(map, map + n), base);
       });
 }
 
 loom_status loom_decomposition_from_file(MPI_Comm comm, const char* path, loom_decomposition** out) {
   return make_decomposition(__func__, comm, out, [&] { text(path, "path"); },
-                            [&] { return h5loom::pio::Decomposition::from_file(comm, path); });
+                            [&] { return h5loom::pio::Decomposition::from_file(opening_comm(comm), path); });
 }
 
 loom_status loom_decomposition_from_map_f(MPI_Fint comm, int ndim, const uint64_t* shape, size_t n, const int64_t* map,

@@ -48,8 +48,9 @@ static loom_status open_series(const char* function, const char* name, MPI_Comm 
   h5loom::ensure_mpi();
   if (out) *out = nullptr;
   return collective(
-      function, comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm,
+      function, opening_comm(comm),
       [&] {
+        check_comm(comm);
         need_out(out, "out");
         text(name, "name");
         more_checks();
