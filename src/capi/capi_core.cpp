@@ -72,13 +72,9 @@ extern "C" {
 // The open calls agree over the communicator they are given (no handle yet).
 static loom_status open_file(const char* function, const char* name, loom_mode mode, MPI_Comm comm,
                              const char* engine, loom_file** out) {
-  h5loom::ensure_mpi();
-  if (out) *out = nullptr;
-  return collective(
-      function, opening_comm(comm),
+  return open_over(
+      function, comm, out,
       [&] {
-        check_comm(comm);
-        need_out(out, "out");
         text(name, "name");
         if (static_cast<int>(mode) < 0 || static_cast<int>(mode) > LOOM_MODE_CREATE_EXCLUSIVE)
           throw h5loom::UsageError(in_call("invalid loom_mode value " + std::to_string(static_cast<int>(mode)) +
@@ -87,7 +83,7 @@ static loom_status open_file(const char* function, const char* name, loom_mode m
       [&] {
         auto f = h5loom::File::open(name, static_cast<h5loom::Mode>(mode), options(comm, engine));
         auto agree_comm = std::make_shared<AgreeComm>(f.comm());
-        *out = new loom_file_s{std::move(f), std::move(agree_comm)};
+        return new loom_file_s{std::move(f), std::move(agree_comm)};
       });
 }
 

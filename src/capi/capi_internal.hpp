@@ -183,6 +183,24 @@ h5loom::FileOptions options(MPI_Comm comm, const char* engine);
 MPI_Comm opening_comm(MPI_Comm comm);
 void check_comm(MPI_Comm comm);
 
+// An entry point that makes a handle over the communicator it is given (files,
+// netCDF files, series, decompositions): the ranks agree over `comm` after
+// `check` (and the checks of `comm` and `out`), then `make` returns the new
+// handle on every rank or on none; `*out` stays NULL unless it succeeds.
+template <class Handle, class Check, class Make>
+loom_status open_over(const char* function, MPI_Comm comm, Handle** out, Check&& check, Make&& make) noexcept {
+  h5loom::ensure_mpi();
+  if (out) *out = nullptr;
+  return collective(
+      function, opening_comm(comm),
+      [&] {
+        check_comm(comm);
+        need_out(out, "out");
+        check();
+      },
+      [&] { *out = make(); });
+}
+
 // A handle of a group or a dataset (the series' root and step groups too).
 // The handles of an object as a group or a dataset (UsageError naming the argument otherwise).
 h5loom::Group& as_group(loom_object* o, const char* arg = "parent");

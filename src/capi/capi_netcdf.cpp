@@ -64,13 +64,9 @@ extern "C" {
 
 static loom_status open_nc(const char* function, const char* path, loom_mode mode, MPI_Comm comm, const char* engine,
                            bool create, loom_nc_file** out) {
-  h5loom::ensure_mpi();
-  if (out) *out = nullptr;
-  return collective(
-      function, opening_comm(comm),
+  return open_over(
+      function, comm, out,
       [&] {
-        check_comm(comm);
-        need_out(out, "out");
         text(path, "path");
         if (!create && mode != LOOM_MODE_READ && mode != LOOM_MODE_READWRITE)
           throw h5loom::UsageError(in_call("mode " + std::to_string(int(mode)) +
@@ -80,7 +76,7 @@ static loom_status open_nc(const char* function, const char* path, loom_mode mod
         auto file = create ? nc::File::create(path, options(comm, engine))
                            : nc::File::open(path, static_cast<h5loom::Mode>(mode), options(comm, engine));
         auto agree_comm = std::make_shared<AgreeComm>(file.storage().comm());
-        *out = new loom_nc_file_s{std::move(file), std::move(agree_comm)};
+        return new loom_nc_file_s{std::move(file), std::move(agree_comm)};
       });
 }
 

@@ -13,19 +13,11 @@ extern "C" {
 static loom_status make_decomposition(const char* function, MPI_Comm comm, loom_decomposition** out,
                                       const std::function<void()>& check,
                                       const std::function<h5loom::pio::Decomposition()>& make) {
-  h5loom::ensure_mpi();
-  if (out) *out = nullptr;
-  return collective(
-      function, opening_comm(comm),
-      [&] {
-        check_comm(comm);
-        need_out(out, "out");
-        check();
-      },
-      [&] {
-        auto d = make();
-        *out = new loom_decomposition_s{std::move(d), std::make_shared<AgreeComm>(d.comm())};
-      });
+  return open_over(function, comm, out, check, [&] {
+    auto d = make();
+    auto agree_comm = std::make_shared<AgreeComm>(d.comm());
+    return new loom_decomposition_s{std::move(d), std::move(agree_comm)};
+  });
 }
 
 loom_status loom_decomposition_from_map(MPI_Comm comm, int ndim, const uint64_t* shape, size_t n, const int64_t* map,

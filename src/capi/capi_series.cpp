@@ -45,20 +45,16 @@ static h5loom::SeriesLayout to_layout(loom_series_layout l) {
 static loom_status open_series(const char* function, const char* name, MPI_Comm comm, loom_series** out,
                                const std::function<void()>& more_checks,
                                const std::function<h5loom::Series()>& open) {
-  h5loom::ensure_mpi();
-  if (out) *out = nullptr;
-  return collective(
-      function, opening_comm(comm),
+  return open_over(
+      function, comm, out,
       [&] {
-        check_comm(comm);
-        need_out(out, "out");
         text(name, "name");
         more_checks();
       },
       [&] {
         h5loom::Series s = open();
         auto agree_comm = std::make_shared<AgreeComm>(s.file().comm());
-        *out = new loom_series_s{std::move(s), {}, std::move(agree_comm)};
+        return new loom_series_s{std::move(s), {}, std::move(agree_comm)};
       });
 }
 
