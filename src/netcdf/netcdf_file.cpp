@@ -322,11 +322,12 @@ void Variable::read_raw(const Dims& start, const Dims& count, Datatype dtype, vo
   Dataset ds = *v.dataset;  // a handle: reading does not change the variable
   const std::string where = "read of " + s.where(v);
   Selection sel = Selection::none();
+  bool convert = false;
   mpi::agree(s.f().comm(), [&] {
     sel = selection(start, count);
-    needs_conversion(dtype, v.dtype, where);
+    convert = needs_conversion(dtype, v.dtype, where);
   });
-  if (needs_conversion(dtype, v.dtype, where)) {
+  if (convert) {
     std::vector<unsigned char> stored(n * v.dtype.size());
     ds.read_raw(sel, v.dtype, stored.data(), n);
     // A value out of range on one rank is an error on every rank: the read was collective.
