@@ -104,16 +104,18 @@ void FileState::close() {
       if (!finalized && c != MPI_COMM_NULL) MPI_Comm_free(&c);
     }
   } free_comm{comm}, free_closing{closing_comm};
-  try {
-    flush();
-  } catch (...) {
-    engine->close(*handle);
-    handle.reset();
-    throw;
-  }
+  unflushed_puts = 0;
+  // close() is the engine's last durable flush (engine.hpp): no flush before
+  // it, which would place and write the data in a round of its own. The
+  // handle goes whatever happens.
+  struct Release {
+    FileState& s;
+    ~Release() {
+      s.handle.reset();
+      s.forget_datasets();
+    }
+  } release{*this};
   engine->close(*handle);
-  handle.reset();
-  forget_datasets();
 }
 
 bool FileState::link_exists(const std::string& abs_path) const {
