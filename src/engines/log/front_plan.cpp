@@ -10,6 +10,90 @@ namespace h5loom::logengine {
 
 using namespace logfmt;
 
+namespace {
+
+// What a block shows: its box, or the part of it a later shrink keeps
+// (start, count); and where the stored box is, whose elements lie row-major
+// in the log from `offset` on (a block, or blocks joined by join_blocks).
+struct Shown {
+  Dims start, count;
+  Dims stored_start, stored_count;
+  uint64_t offset = 0;
+  bool whole() const { return start == stored_start && count == stored_count; }
+};
+
+// Whether box `b` continues box `a` in the dataset's row-major order as it
+// does in the log: right after it in the log, and next to it in one
+// dimension d, the same in the others, with `a` one element deep in every
+// dimension before d (else their elements would interleave in the joined box).
+bool continues(const Shown& a, const Shown& b, uint64_t es) {
+  if (!a.whole() || !b.whole() || a.offset + product(a.count) * es != b.offset) return false;
+  const std::size_t nd = a.start.size();
+  for (std::size_t d = 0; d < nd; ++d) {
+    if (b.start[d] != a.start[d] + a.count[d]) continue;
+    bool ok = true;
+    for (std::size_t k = 0; k < nd && ok; ++k)
+      ok = k == d || (a.start[k] == b.start[k] && a.count[k] == b.count[k] && (k > d || a.count[k] == 1));
+    if (ok) return true;
+  }
+  return false;
+}
+
+// Joins blocks that continue each other (continues()) into larger boxes: a
+// rank's tiles of the steps of a 3-D or 4-D dataset, written one after
+// another, are one box in the front file, not one per write. Blocks in log
+// order on a stack; the top two are joined while they can be (a row of tiles,
+// then rows into a plane, and so on).
+std::vector<Shown> join_blocks(std::vector<Shown> boxes, uint64_t es) {
+  std::sort(boxes.begin(), boxes.end(), [](const Shown& a, const Shown& b) { return a.offset < b.offset; });
+  std::vector<Shown> out;
+  for (auto& b : boxes) {
+    out.push_back(std::move(b));
+    while (out.size() >= 2 && continues(out[out.size() - 2], out.back(), es)) {
+      Shown& a = out[out.size() - 2];
+      for (std::size_t d = 0; d < a.count.size(); ++d)
+        if (out.back().start[d] != a.start[d]) a.count[d] += out.back().count[d];
+      a.stored_count = a.count;
+      out.pop_back();
+    }
+  }
+  return out;
+}
+
+// Whether two of the boxes share an element. A sweep along the dimension
+// where the boxes start at the most places: each box is compared with those
+// starting before it ends there (tiles of a 4-D dataset: a few neighbours each).
+bool overlapping(const std::vector<Shown>& boxes) {
+  if (boxes.size() < 2) return false;
+  const std::size_t nd = boxes.front().start.size();
+  std::size_t sweep = 0, most = 0;
+  std::vector<uint64_t> starts(boxes.size());
+  for (std::size_t d = 0; d < nd; ++d) {
+    for (std::size_t i = 0; i < boxes.size(); ++i) starts[i] = boxes[i].start[d];
+    std::sort(starts.begin(), starts.end());
+    const auto distinct = std::size_t(std::unique(starts.begin(), starts.end()) - starts.begin());
+    if (distinct > most) most = distinct, sweep = d;
+  }
+  std::vector<const Shown*> by_start(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) by_start[i] = &boxes[i];
+  std::sort(by_start.begin(), by_start.end(),
+            [&](const Shown* a, const Shown* b) { return a->start[sweep] < b->start[sweep]; });
+  for (std::size_t i = 0; i < by_start.size(); ++i) {
+    const Shown& a = *by_start[i];
+    if (product(a.count) == 0) continue;
+    for (std::size_t j = i + 1; j < by_start.size() && by_start[j]->start[sweep] < a.start[sweep] + a.count[sweep]; ++j) {
+      const Shown& b = *by_start[j];
+      bool meet = product(b.count) > 0;
+      for (std::size_t d = 0; d < nd && meet; ++d)
+        meet = a.start[d] < b.start[d] + b.count[d] && b.start[d] < a.start[d] + a.count[d];
+      if (meet) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
                              uint64_t max_pieces) {
   constexpr uint64_t kFewSegments = 64;
@@ -17,20 +101,15 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   const DatasetInfo& info = tree.datasets[std::size_t(id)];
   const auto& entries = index.blocks(uint32_t(id));
   const uint64_t es = datatype_size(info.dtype), total = product(info.shape);
-  // What each block shows: its box, or the part of it a later shrink keeps.
-  struct Shown {
-    const BlockEntry* e;
-    Dims start, count;
-  };
   std::vector<Shown> shown;
   bool part_hidden = false;
   Dims limit, s, c;
   const Dims origin(info.shape.size(), 0);
   for (const auto& e : entries) {
     if (!tree.clipped(id, e, limit)) {
-      shown.push_back({&e, e.start, e.count});
+      shown.push_back({e.start, e.count, e.start, e.count, e.offset});
     } else if (intersect(e.start, e.count, origin, limit, s, c)) {
-      shown.push_back({&e, s, c});
+      shown.push_back({s, c, e.start, e.count, e.offset});
       part_hidden = true;
     }
   }
@@ -38,58 +117,74 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     plan.kind = FrontPlan::Unwritten;
     return plan;
   }
-  // The blocks' contiguous runs of the dataset (row-major), to find overlaps and gaps.
+  shown = join_blocks(std::move(shown), es);
+  // External storage needs the blocks' contiguous runs of the dataset
+  // (row-major) in dataset order, at most kFewSegments of them once runs that
+  // the log continues are joined. Runs of one block never join (they are not
+  // adjacent in the dataset, else they would be one run), so a dataset of more
+  // runs than kFewSegments + blocks - 1 cannot have it: then the runs are not
+  // listed (a 4-D dataset of 200 tiles is 6400 runs), and only the boxes are
+  // checked for overlaps, as a virtual dataset needs.
   struct Run { uint64_t first, length, offset; };
-  std::vector<Run> runs;
-  const uint64_t hard_cap = std::max<uint64_t>(max_pieces * 64, 100000);
+  struct Shape { std::size_t inner; uint64_t run, count; };
+  std::vector<Shape> shapes;
+  shapes.reserve(shown.size());
+  uint64_t total_runs = 0;
   for (const auto& b : shown) {
-    const BlockEntry& e = *b.e;
     const std::size_t nd = b.count.size();
     // A run goes on through inner dimensions the box spans whole, in the
     // dataset and in the block alike.
     std::size_t inner = nd - 1;
     uint64_t run = b.count[nd - 1];
-    while (inner > 0 && b.count[inner] == info.shape[inner] && b.count[inner] == e.count[inner])
+    while (inner > 0 && b.count[inner] == info.shape[inner] && b.count[inner] == b.stored_count[inner])
       run *= b.count[--inner];
-    uint64_t nruns = product(b.count) / std::max<uint64_t>(run, 1);
-    if (runs.size() + nruns > hard_cap) {
-      plan.why_not = "its blocks make too many pieces";
+    shapes.push_back({inner, run, product(b.count) / std::max<uint64_t>(run, 1)});
+    total_runs += shapes.back().count;
+  }
+  if (total_runs <= kFewSegments + shown.size() - 1) {
+    std::vector<Run> runs;
+    runs.reserve(total_runs);
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      const Shown& b = shown[i];
+      const std::size_t nd = b.count.size(), inner = shapes[i].inner;
+      Dims idx(nd, 0), at(nd);
+      for (uint64_t k = 0; k < shapes[i].count; ++k) {
+        // idx counts over dimensions [0, inner) of the box, row-major.
+        uint64_t rem = k;
+        for (std::size_t d = inner; d-- > 0;) idx[d] = rem % b.count[d], rem /= b.count[d];
+        for (std::size_t d = 0; d < nd; ++d) at[d] = b.start[d] + (d < inner ? idx[d] : 0);
+        uint64_t in_block = 0;
+        for (std::size_t d = 0; d < nd; ++d) in_block = in_block * b.stored_count[d] + (at[d] - b.stored_start[d]);
+        runs.push_back({row_major_index(at, info.shape), shapes[i].run, b.offset + in_block * es});
+      }
+    }
+    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });
+    uint64_t next = 0;
+    bool gaps = false;
+    struct Bytes { uint64_t offset, size; };
+    std::vector<Bytes> segments;  // the log's runs in dataset order, merged where the log continues
+    for (const auto& r : runs) {
+      if (r.first < next) {
+        plan.why_not = "some of its elements were written more than once";
+        return plan;
+      }
+      gaps = gaps || r.first > next;
+      next = r.first + r.length;
+      if (!segments.empty() && segments.back().offset + segments.back().size == r.offset)
+        segments.back().size += r.length * es;
+      else
+        segments.push_back({r.offset, r.length * es});
+    }
+    gaps = gaps || next != total;
+    // External storage even for tiles of many runs: HDF5 1.14 creates a dataset
+    // of 64 segments in less time than a virtual dataset of two boxes.
+    if (!gaps && segments.size() <= kFewSegments) {
+      plan.kind = FrontPlan::External;
+      for (const auto& b : segments) plan.segments.push_back({log_name, b.offset, b.size});
       return plan;
     }
-    Dims idx(nd, 0), at(nd);
-    for (uint64_t k = 0; k < nruns; ++k) {
-      // idx counts over dimensions [0, inner) of the box, row-major.
-      uint64_t rem = k;
-      for (std::size_t d = inner; d-- > 0;) idx[d] = rem % b.count[d], rem /= b.count[d];
-      for (std::size_t d = 0; d < nd; ++d) at[d] = b.start[d] + (d < inner ? idx[d] : 0);
-      uint64_t in_block = 0;
-      for (std::size_t d = 0; d < nd; ++d) in_block = in_block * e.count[d] + (at[d] - e.start[d]);
-      runs.push_back({row_major_index(at, info.shape), run, e.offset + in_block * es});
-    }
-  }
-  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });
-  uint64_t next = 0;
-  bool gaps = false;
-  struct Bytes { uint64_t offset, size; };
-  std::vector<Bytes> segments;  // the log's runs in dataset order, merged where the log continues
-  for (const auto& r : runs) {
-    if (r.first < next) {
-      plan.why_not = "some of its elements were written more than once";
-      return plan;
-    }
-    gaps = gaps || r.first > next;
-    next = r.first + r.length;
-    if (!segments.empty() && segments.back().offset + segments.back().size == r.offset)
-      segments.back().size += r.length * es;
-    else
-      segments.push_back({r.offset, r.length * es});
-  }
-  gaps = gaps || next != total;
-  // External storage even for tiles of many runs: HDF5 1.14 creates a dataset
-  // of 64 segments in less time than a virtual dataset of two boxes.
-  if (!gaps && segments.size() <= kFewSegments) {
-    plan.kind = FrontPlan::External;
-    for (const auto& b : segments) plan.segments.push_back({log_name, b.offset, b.size});
+  } else if (shown.size() <= max_pieces && overlapping(shown)) {
+    plan.why_not = "some of its elements were written more than once";
     return plan;
   }
   if (part_hidden) {
@@ -106,7 +201,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     return plan;
   }
   plan.kind = FrontPlan::Virtual;
-  for (const auto& b : shown) plan.boxes.push_back({b.start, b.count, b.e->offset});
+  for (const auto& b : shown) plan.boxes.push_back({b.start, b.count, b.offset});
   return plan;
 }
 

@@ -32,12 +32,14 @@ struct FrontPlan {
 };
 
 // Dataset `id` of the tree: a plain dataset of fill values if nothing of it is
-// written (or every write is hidden by shrinks). External storage if its blocks
-// tile it exactly once in at most 64 runs of the log (cheap to create, readable
-// by any HDF5). Else a
-// virtual dataset of its blocks if they do not overlap, number at most
-// `max_pieces`, and no shrink hides part of one (never-written elements read as
-// the fill value, as in the log). Else the data stays in the log only.
+// written (or every write is hidden by shrinks). Blocks that continue each
+// other in the log and in the dataset (a rank's tiles of successive steps)
+// are joined into one box first. External storage if the boxes tile it
+// exactly once in at most 64 runs of the log (cheap to create, readable by
+// any HDF5). Else a virtual dataset of its boxes if they do not overlap,
+// number at most `max_pieces`, and no shrink hides part of one (never-written
+// elements read as the fill value, as in the log). Else the data stays in the
+// log only.
 FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
                              uint64_t max_pieces);
 

@@ -231,3 +231,65 @@ def test_shrunk_datasets_in_the_front_file(tmp_path):
     subprocess.run([sys.executable, "-c", WRITE_SHRUNK, str(path)], check=True, timeout=300,
                    env={k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))})
     in_fresh_python(f"check_shrunk_file({str(path)!r})")
+
+
+WRITE_STEPS = """
+import sys, numpy as np, h5loom
+S, A, R, C = 5, 4, 3, 4  # steps, arrays, rows and columns of a rank's tile
+with h5loom.File(sys.argv[1], "w", engine="log") as f:
+    n, r = f.size, f.rank
+    def tile(s, a):
+        return (1000 * s + 100 * a + 10 * r + np.arange(R * C, dtype=np.float64)).reshape(R, C)
+    by_step = f.create_dataset("by_step", shape=(S, A, R, n * C), dtype="f8")
+    by_array = f.create_dataset("by_array", shape=(A, S, R, n * C), dtype="f8")
+    steps = f.create_dataset("steps", shape=(S, R, n * C), dtype="f8")
+    # As hdf5-iotest writes a file: step after step, every array.
+    for s in range(S):
+        for a in range(A):
+            by_step[s, a, :, r * C:(r + 1) * C] = tile(s, a)
+    for s in range(S):
+        for a in range(A):
+            by_array[a, s, :, r * C:(r + 1) * C] = tile(s, a)
+    for s in range(S):
+        steps[s, :, r * C:(r + 1) * C] = tile(s, 0)
+    # Next to each other in the dataset and in the log, but interleaved row by row: not one box.
+    halves = f.create_dataset("halves", shape=(2 * n, 8), dtype="i4")
+    halves[2 * r:2 * r + 2, 0:4] = np.arange(8, dtype=np.int32).reshape(2, 4) + 100 * r
+    halves[2 * r:2 * r + 2, 4:8] = np.arange(8, 16, dtype=np.int32).reshape(2, 4) + 100 * r
+"""
+
+
+def check_step_file(path, n):
+    S, A, R, C = 5, 4, 3, 4
+    tile = lambda s, a, r: (1000 * s + 100 * a + 10 * r + np.arange(R * C, dtype=np.float64)).reshape(R, C)
+    with h5py.File(path, "r") as f:
+        for r in range(n):
+            cols = slice(r * C, (r + 1) * C)
+            for s in range(S):
+                np.testing.assert_array_equal(f["steps"][s, :, cols], tile(s, 0, r))
+                for a in range(A):
+                    np.testing.assert_array_equal(f["by_step"][s, a, :, cols], tile(s, a, r))
+                    np.testing.assert_array_equal(f["by_array"][a, s, :, cols], tile(s, a, r))
+            want = np.arange(16, dtype=np.int32).reshape(2, 2, 4).transpose(1, 0, 2).reshape(2, 8) + 100 * r
+            np.testing.assert_array_equal(f["halves"][2 * r:2 * r + 2], want)
+        # A rank's tiles of successive steps are one box of the virtual dataset
+        # (one block of external storage on one rank); of another array in
+        # between, one box per step.
+        # (On one rank, the few runs of the dataset are external storage.)
+        if n == 1:
+            assert not f["by_step"].is_virtual and not f["by_array"].is_virtual
+        else:
+            assert len(f["by_step"].virtual_sources()) == n
+            assert len(f["by_array"].virtual_sources()) == n * S
+        assert not f["halves"].is_virtual  # 4 runs per rank: external storage
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_successive_tiles_are_one_box_of_the_front_file(tmp_path, n):
+    """iotest's pattern: each rank's tile of every step, one after another in
+    the log. The front file maps a rank's tiles of a dataset that continue each
+    other in the log and in the dataset as one box (not one per write), and
+    never joins writes whose elements interleave."""
+    path = tmp_path / "steps.h5"
+    run(*MPI, n, sys.executable, "-c", WRITE_STEPS, path)
+    in_fresh_python(f"check_step_file({str(path)!r}, {n})")
