@@ -33,7 +33,7 @@ void AggregatorTransport::free() {
 
 void AggregatorTransport::move(const std::vector<ByteRun>& runs, uint64_t mine, uint64_t offset,
                                const std::function<void(const unsigned char*, uint64_t, uint64_t)>& write_at,
-                               const std::function<void()>& meanwhile) {
+                               const std::function<void()>& meanwhile, const std::function<void()>& written) {
   constexpr uint64_t kMessage = 64 * MiB;  // MPI counts are int; also the aggregator's pipeline step
   constexpr int kTag = 77;
   std::vector<uint64_t> sizes(static_cast<std::size_t>(group_size_));
@@ -48,12 +48,19 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, uint64_t mine, 
         MPI_Isend(r.data + done, int(std::min(kMessage, r.nbytes - done)), MPI_BYTE, 0, kTag, group_,
                   &sends.back());
       }
+    if (written) written();  // a member writes nothing here: its aggregator writes its bytes
     if (meanwhile) meanwhile();
     MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
     return;
   }
-  if (meanwhile) meanwhile();
   uint64_t off = offset;
+  if (group_size_ == 1) {
+    for (const auto& r : runs) write_at(r.data, r.nbytes, off), off += r.nbytes;
+    if (written) written();
+    if (meanwhile) meanwhile();
+    return;
+  }
+  if (meanwhile) meanwhile();
   for (const auto& r : runs) write_at(r.data, r.nbytes, off), off += r.nbytes;
   // Then each member's bytes, receiving the next message while writing one.
   uint64_t biggest = 0;
@@ -79,6 +86,7 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, uint64_t mine, 
       cur = 1 - cur;
     }
   }
+  if (written) written();
 }
 
 }  // namespace h5loom::logengine

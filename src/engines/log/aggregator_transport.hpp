@@ -40,10 +40,13 @@ class AggregatorTransport {
   // aggregator writes its own and then each member's, in rank order, with
   // `write_at(data, n, log offset)`, receiving the next message while
   // writing one. `meanwhile` (if given) runs while the bytes move: on a
-  // member once its messages are posted, on an aggregator before it writes.
+  // member once its messages are posted, on an aggregator before it writes
+  // (after, if it has no members: nothing moves meanwhile). `written` (if
+  // given) runs once this rank's own writes have returned, before
+  // `meanwhile` where it can: a sync started there runs while `meanwhile` does.
   void move(const std::vector<ByteRun>& runs, uint64_t mine, uint64_t offset,
             const std::function<void(const unsigned char*, uint64_t, uint64_t)>& write_at,
-            const std::function<void()>& meanwhile);
+            const std::function<void()>& meanwhile, const std::function<void()>& written = {});
 
  private:
   MPI_Comm group_ = MPI_COMM_NULL;

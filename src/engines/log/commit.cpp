@@ -1,6 +1,7 @@
 #include "engines/log/commit.hpp"
 
 #include <chrono>
+#include <future>
 
 #include "engines/log/front_file.hpp"
 
@@ -102,7 +103,27 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
   std::vector<std::uint8_t> meta = encode_ops(w.epoch.ops);
   require_same_metadata(f, meta);
   std::vector<unsigned char> all = exchange_entries(f, entries);
-  pipe.write_placed(placed, while_writing);
+  // Who makes the data durable: every aggregator its own writes, and one rank
+  // per node the region writes of its node (a sync flushes the node's pages
+  // of the file, whoever wrote them).
+  const AggregatorTransport& transport = pipe.transport();
+  bool syncs_data = transport.is_aggregator() || f.team.rank == 0 ||
+                    (transport.node_leader() && pipe.regions().written_in_epoch());
+  // With a front file to build, each of them starts its sync on a helper
+  // thread as soon as its own writes are out, so that the data reaches the
+  // device while the builder builds; a rank whose buffer went to its region
+  // in this write-out syncs it too (its node's first rank may have started
+  // before that write). Rank 0 then syncs the index record on its own: it
+  // carries the front file's checksum, known only once the build is done.
+  const bool overlap = w.settings.sync && bool(while_writing);
+  syncs_data = syncs_data || (overlap && placed.own.nbytes > 0);
+  std::future<int> data_synced, names_synced;
+  auto start_data_sync = [&] {
+    if (overlap && syncs_data) data_synced = std::async(std::launch::async, [&f] { return f.log->sync(); });
+    // A new file's names too (rank 0, the first commit), meanwhile.
+    if (overlap && !w.names_to_sync.empty()) names_synced = std::async(std::launch::async, [&f] { return sync_names(f); });
+  };
+  pipe.write_placed(placed, while_writing, start_data_sync);
   pipe.pieces().clear();
   if (front_op) {
     if (Json op = front_op(); !op.is_null()) {
@@ -136,15 +157,18 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
     c.log_end = pipe.log_end() + bytes.size();
     f.log->write(bytes.data(), bytes.size(), c.index_offset, "writing an index record to " + f.where());
   });
-  int synced = 1, all_synced = 0;
-  // Region writes are synced by one rank per node (a sync flushes the node's
-  // pages of the file, whoever wrote them).
-  const AggregatorTransport& transport = pipe.transport();
-  const bool syncs = transport.is_aggregator() || f.team.rank == 0 ||
-                     (transport.node_leader() && pipe.regions().written_in_epoch());
-  if (w.settings.sync && syncs) synced = f.log->sync() == 0 ? 1 : 0;
-  MPI_Allreduce(&synced, &all_synced, 1, MPI_INT, MPI_MIN, f.team.comm);
-  if (!all_synced) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
+  // [0]: the log synced, [1]: the new file's names (rank 0).
+  int synced[2] = {1, 1}, all_synced[2] = {0, 0};
+  if (data_synced.valid()) synced[0] = data_synced.get() == 0 ? 1 : 0;
+  if (names_synced.valid()) synced[1] = names_synced.get() == 0 ? 1 : 0;
+  if (w.settings.sync && !w.names_to_sync.empty() && synced[1]) synced[1] = sync_names(f) == 0 ? 1 : 0;
+  if (w.settings.sync && (overlap ? f.team.rank == 0 : syncs_data) && synced[0])
+    synced[0] = f.log->sync() == 0 ? 1 : 0;
+  MPI_Allreduce(synced, all_synced, 2, MPI_INT, MPI_MIN, f.team.comm);
+  if (!all_synced[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
+  if (!all_synced[1])
+    throw IOError("cannot sync the directories holding the new files of '" + f.path + "' (" + directory_of(f.path) +
+                  " and its parent) to storage");
   on_root(f.team, [&] {
     c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
@@ -202,11 +226,14 @@ void close_epoch(LogFile& f) {
   mpi::CaughtError front;
   FrontSum sum;
   const uint64_t epoch = f.committed.epoch + 1;
+  std::future<void> front_synced;  // the built file's fsync, while the epoch commits
   auto build = [&] {
     if (f.team.rank == builder)
       front.run([&] {
         sum = build_front_file(*f.store, f.path, f.committed.header, f.catalog.tree, *f.catalog.index, epoch,
                                w.settings.max_external_segments);
+        if (w.settings.sync)
+          front_synced = std::async(std::launch::async, [&f] { sync_front_file(*f.store, f.path); });
       });
   };
   auto checksum_op = [&]() -> Json {
@@ -217,7 +244,10 @@ void close_epoch(LogFile& f) {
   };
   commit(f, build, checksum_op, /*force=*/true);
   if (f.team.rank == builder && front.code == 0)
-    front.run([&] { publish_front_file(*f.store, f.path, w.settings.sync); });
+    front.run([&] {
+      if (front_synced.valid()) front_synced.get();
+      publish_front_file(*f.store, f.path, w.settings.sync);
+    });
   mpi::share_error(f.team.comm, builder, front);
 }
 

@@ -28,7 +28,9 @@ void make_visible(LogFile& f);
 // Collective: ends the epoch if anything happened in it. After it returns the
 // epoch is on disk with its commit record, and every rank's index has it.
 // `while_writing` (if given, and only if there is an epoch to commit) runs on
-// every rank once the index is complete, before the rank's data moves.
+// every rank once the index is complete, while the data moves (on a rank that
+// writes its own bytes alone, after them); with `sync`, the data is synced
+// meanwhile.
 // `front_op` (if given; collective) returns the front file's checksum
 // operation once `while_writing` has run, to be committed with the epoch;
 // `force` commits an epoch even if nothing happened (to record that checksum).

@@ -370,18 +370,26 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   return *sum;
 }
 
+namespace {
+
+void sync_path(LogStore& store, const std::string& p, LogStore::Access access) {
+  auto o = store.open(p, access);
+  const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error;
+  if (err) throw IOError(with_reason("cannot sync '" + p + "'", err));
+}
+
+}  // namespace
+
+void sync_front_file(LogStore& store, const std::string& path) {
+  sync_path(store, front_tmp_path(path), LogStore::Access::Read);
+}
+
 void publish_front_file(LogStore& store, const std::string& path, bool sync) {
-  const std::string tmp = front_tmp_path(path);
-  // Durable before it replaces the old one, and the rename durable before we
-  // return: a crash leaves the old front file or the new one, whole.
-  auto sync_path = [&](const std::string& p, LogStore::Access access) {
-    auto o = store.open(p, access);
-    const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error;
-    if (err) throw IOError(with_reason("cannot sync '" + p + "'", err));
-  };
-  if (sync) sync_path(tmp, LogStore::Access::Read);
-  if (int err = store.rename(tmp, path)) throw IOError(with_reason("cannot replace front file '" + path + "'", err));
-  if (sync) sync_path(std::filesystem::absolute(path).parent_path().string(), LogStore::Access::Directory);
+  // Durable before it replaces the old one (sync_front_file), and the rename
+  // durable before we return: a crash leaves the old front file or the new one, whole.
+  if (int err = store.rename(front_tmp_path(path), path))
+    throw IOError(with_reason("cannot replace front file '" + path + "'", err));
+  if (sync) sync_path(store, std::filesystem::absolute(path).parent_path().string(), LogStore::Access::Directory);
 }
 
 // The engine's probe() asks it.

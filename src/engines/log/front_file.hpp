@@ -25,8 +25,12 @@ constexpr const char* kFrontEpoch = "_h5loom_log_epoch";  // the epoch the front
 // showing `epoch` of the tree and index given. Returns its size and checksum.
 FrontSum build_front_file(LogStore& store, const std::string& path, const logfmt::LogHeader& header,
                           const Tree& tree, const Index& index, uint64_t epoch, uint64_t max_external_segments);
+// Makes the built front file durable (fsync), before publish_front_file puts
+// it in place; it may run on another thread while the epoch commits.
+void sync_front_file(LogStore& store, const std::string& path);
 // Puts the built front file in place: renamed over NAME at once, so a reader
-// never sees a half-written one (synced before, and its directory after, with `sync`).
+// never sees a half-written one (with `sync`, it must have been synced by
+// sync_front_file, and the directory is synced after).
 void publish_front_file(LogStore& store, const std::string& path, bool sync);
 
 // The size and CRC32C of the file at `path` (empty if missing).

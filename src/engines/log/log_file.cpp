@@ -30,7 +30,7 @@ namespace {
 // file (an old one, of any engine, must not describe this file, and a log
 // whose front file is missing is recognised as a log), and - with `sync` -
 // their names durable before any epoch can be (a commit syncs file contents,
-// not directories).
+// not directories): the first commit syncs them (sync_names).
 void create_files(LogFile& f, bool sync) {
   LogStore& store = *f.store;
   const std::string dir = directory_of(f.path);
@@ -54,15 +54,19 @@ void create_files(LogFile& f, bool sync) {
   make(commits_path(f.path), ch.bytes);
   if (int err = store.remove(f.path); err && err != ENOENT)
     throw IOError(with_reason("cannot remove old file '" + f.path + "'", err));
-  if (sync)
-    for (const std::string& d : {dir, std::filesystem::absolute(f.path).parent_path().string()}) {
-      auto o = store.open(d, LogStore::Access::Directory);
-      const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error;
-      if (err) throw IOError(with_reason("cannot sync directory '" + d + "'", err));
-    }
+  if (sync) f.writing->names_to_sync = {dir, std::filesystem::absolute(f.path).parent_path().string()};
 }
 
 }  // namespace
+
+int sync_names(LogFile& f) {
+  for (const std::string& d : f.writing->names_to_sync) {
+    auto o = f.store->open(d, LogStore::Access::Directory);
+    if (const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error) return err;
+  }
+  f.writing->names_to_sync.clear();
+  return 0;
+}
 
 std::unique_ptr<LogFile> open_log_file(const std::string& path, OpenMode mode, MPI_Comm comm,
                                        const Settings& settings) {

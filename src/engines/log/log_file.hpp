@@ -46,7 +46,12 @@ struct Writing {
   // The last dataset written, by path (writes come in runs).
   std::string last_dataset;
   int last_dataset_id = -1;
+  // Rank 0 of a new file with `sync`: the directories holding the new files'
+  // names, synced before the first commit record (sync_names), not at create:
+  // the first commit syncs them while the data is synced.
+  std::vector<std::string> names_to_sync;
 };
+
 
 struct LogFile final : engine::FileHandle {
   std::string path;
@@ -93,6 +98,10 @@ struct LogFile final : engine::FileHandle {
 // commit record and sets up the write pipeline.
 std::unique_ptr<LogFile> open_log_file(const std::string& path, engine::OpenMode mode, MPI_Comm comm,
                                        const Settings& settings);
+// Rank 0: makes the names of a new file's files durable (fsync of the
+// directories in `Writing::names_to_sync`, then forgets them). Returns 0 or errno.
+int sync_names(LogFile& f);
+
 // Collective: a writer's last epoch and front file (close_epoch); the
 // handle's files, lock and communicator go whatever happens. A handle made
 // unusable by a failure raises that failure and commits nothing.

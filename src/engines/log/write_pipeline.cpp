@@ -111,7 +111,8 @@ Placement WritePipeline::place() {
   return logengine::place(pieces_, regions_, transport_, team_, log_end_, epoch_, unit_, settings_.own_region_min);
 }
 
-void WritePipeline::write_placed(const Placement& pl, const std::function<void()>& meanwhile) {
+void WritePipeline::write_placed(const Placement& pl, const std::function<void()>& meanwhile,
+                                 const std::function<void()>& written) {
   const std::string what = "writing to the log of '" + path_ + "'";
   mpi::CaughtError failed;  // this rank's first failed write
   auto write_at = [&](const unsigned char* p, uint64_t n, uint64_t off) {
@@ -121,9 +122,10 @@ void WritePipeline::write_placed(const Placement& pl, const std::function<void()
   };
   if (pl.own.nbytes) write_at(pl.own.data, pl.own.nbytes, pl.own_offset);  // the buffer, in the rank's region
   if (pl.total == 0) {
+    if (written) written();
     if (meanwhile) meanwhile();
   } else {
-    transport_.move(pl.runs, pl.mine, pl.offset, write_at, meanwhile);
+    transport_.move(pl.runs, pl.mine, pl.offset, write_at, meanwhile, written);
     log_end_ += pl.total;
   }
   // The placed pieces are in the log - unless a write failed on any rank,

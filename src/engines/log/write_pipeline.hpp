@@ -71,7 +71,10 @@ class WritePipeline {
   // they move. A failed write does not stop the bytes moving (no rank is left
   // waiting): it is raised on every rank at the end, and the pieces of this
   // placement are dropped (their data may be incomplete); else they are in the log.
-  void write_placed(const Placement& placement, const std::function<void()>& meanwhile = {});
+  // `written` (if given) runs once this rank's own writes have returned
+  // (AggregatorTransport::move), before the ranks agree that all went well.
+  void write_placed(const Placement& placement, const std::function<void()>& meanwhile = {},
+                    const std::function<void()>& written = {});
 
   // After a commit: the next epoch starts, with the log's valid length.
   void start_epoch(uint64_t open_epoch, uint64_t log_end);
