@@ -2,6 +2,7 @@
 // tree with every check a crafted log must meet, and the depth limit.
 #include <gtest/gtest.h>
 
+#include "engines/log/format.hpp"
 #include "engines/log/metadata.hpp"
 #include "h5loom/errors.hpp"
 
@@ -30,7 +31,8 @@ TEST(LogMetadata, OperationsSurviveCborAndBuildTheTree) {
   ops.push_back(attribute_op("/g/d", "units", AttributeValue(std::string("m/s"))));
   ops.push_back(attribute_op("/", "steps", AttributeValue(std::vector<int32_t>{1, 2, 3})));
   ops.push_back(attribute_op("/g", "names", AttributeValue(std::vector<std::string>{"a", "b"})));
-  ops.push_back(front_op(3, 1234, 0xdeadbeef));
+  // The front file's binding as versions 2 to 11 wrote it (version 12: in the commit record).
+  ops.push_back(Json{{"op", "front"}, {"epoch", 3}, {"size", 1234}, {"crc", 0xdeadbeefu}});
   const auto cbor = encode_ops(ops);
   Json back;
   ASSERT_TRUE(decode_ops(cbor.data(), cbor.size(), back));
@@ -54,6 +56,27 @@ TEST(LogMetadata, OperationsSurviveCborAndBuildTheTree) {
   EXPECT_EQ(t.fronts[0].epoch, 3u);
   EXPECT_EQ(t.fronts[0].size, 1234u);
   EXPECT_EQ(t.fronts[0].crc, 0xdeadbeefu);
+}
+
+TEST(LogMetadata, CommitRecordNamesTheFrontFile) {
+  // Version 12: the CRC32C of the front file built with the epoch, inside the
+  // record's checksum; 0 (the reserved bytes of older versions) names none.
+  logfmt::CommitRecord c;
+  c.epoch = 7, c.index_offset = 8192, c.index_size = 300, c.index_crc = 0x12345678u, c.front_crc = 0xcafef00du;
+  c.log_end = 8492, c.unix_time_ns = 1;
+  std::vector<unsigned char> bytes = c.encode();
+  ASSERT_EQ(bytes.size(), logfmt::kCommitRecordSize);
+  logfmt::CommitRecord back;
+  ASSERT_TRUE(logfmt::CommitRecord::decode(bytes.data(), back));
+  EXPECT_EQ(back.front_crc, 0xcafef00du);
+  EXPECT_EQ(back.index_crc, 0x12345678u);
+  EXPECT_EQ(back.log_end, 8492u);
+  bytes[36] ^= 1;  // the front file's CRC is covered by the record's own
+  EXPECT_FALSE(logfmt::CommitRecord::decode(bytes.data(), back));
+  // A front file matches the record by CRC alone when the size is not recorded.
+  EXPECT_TRUE((FrontSum{7, 0, 0xcafef00du}.matches(FrontSum{0, 4096, 0xcafef00du})));
+  EXPECT_FALSE((FrontSum{7, 0, 0xcafef00du}.matches(FrontSum{0, 4096, 0xcafef00eu})));
+  EXPECT_FALSE((FrontSum{7, 1234, 0xcafef00du}.matches(FrontSum{0, 4096, 0xcafef00du})));
 }
 
 TEST(LogMetadata, ImpossibleOperationsAreCorruption) {

@@ -87,7 +87,7 @@ void make_visible(LogFile& f) {
   pipe.open_round();
 }
 
-bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<Json()>& front_op,
+bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<FrontSum()>& front_sum,
             bool force) {
   if (!f.writable()) return false;
   Writing& w = *f.writing;
@@ -100,44 +100,15 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
     pipe.open_round();  // nothing was placed either
     return false;
   }
-  std::vector<std::uint8_t> meta = encode_ops(w.epoch.ops);
+  const std::vector<std::uint8_t> meta = encode_ops(w.epoch.ops);
   require_same_metadata(f, meta);
   std::vector<unsigned char> all = exchange_entries(f, entries);
-  // Who makes the data durable: every aggregator its own writes, and one rank
-  // per node the region writes of its node (a sync flushes the node's pages
-  // of the file, whoever wrote them).
-  const AggregatorTransport& transport = pipe.transport();
-  bool syncs_data = transport.is_aggregator() || f.team.rank == 0 ||
-                    (transport.node_leader() && pipe.regions().written_in_epoch());
-  // With a front file to build, each of them starts its sync on a helper
-  // thread as soon as its own writes are out, so that the data reaches the
-  // device while the builder builds; a rank whose buffer went to its region
-  // in this write-out syncs it too (its node's first rank may have started
-  // before that write). Rank 0 then syncs the index record on its own: it
-  // carries the front file's checksum, known only once the build is done.
-  const bool overlap = w.settings.sync && bool(while_writing);
-  syncs_data = syncs_data || (overlap && placed.own.nbytes > 0);
-  std::future<int> data_synced, names_synced;
-  auto start_data_sync = [&] {
-    if (overlap && syncs_data) data_synced = std::async(std::launch::async, [&f] { return f.log->sync(); });
-    // A new file's names too (rank 0, the first commit), meanwhile.
-    if (overlap && !w.names_to_sync.empty()) names_synced = std::async(std::launch::async, [&f] { return sync_names(f); });
-  };
-  pipe.write_placed(placed, while_writing, start_data_sync);
-  pipe.pieces().clear();
-  if (front_op) {
-    if (Json op = front_op(); !op.is_null()) {
-      f.catalog.apply(op, f.where());
-      w.epoch.ops.push_back(std::move(op));
-      if (f.team.rank == 0) meta = encode_ops(w.epoch.ops);
-    }
-  }
 
-  // Rank 0 appends the index record while the aggregators make their data
-  // durable; each syncs what it wrote (one sync round, in parallel), and only
-  // when all have done so does the commit record go out.
+  // Rank 0 writes the index record first, where the placed bytes will end,
+  // so that its sync of the data covers it too: data and index are durable
+  // after one sync round, and only when all have done so does the commit
+  // record go out.
   const uint64_t epoch = f.committed.epoch + 1;
-  uint64_t new_end = 0;
   CommitRecord c;
   on_root(f.team, [&] {
     if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
@@ -151,24 +122,50 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
     rec.entries = all.data(), rec.entries_size = all.size();
     const std::vector<unsigned char> bytes = rec.encode();
     c.epoch = epoch;
-    c.index_offset = pipe.log_end();
+    c.index_offset = pipe.log_end() + placed.total;  // after the bytes write_placed moves
     c.index_size = bytes.size();
     c.index_crc = crc32c(bytes.data(), bytes.size());
-    c.log_end = pipe.log_end() + bytes.size();
+    c.log_end = c.index_offset + bytes.size();
     f.log->write(bytes.data(), bytes.size(), c.index_offset, "writing an index record to " + f.where());
   });
+
+  // Who makes the data durable: every aggregator its own writes, rank 0 the
+  // index record, and one rank per node the region writes of its node (a
+  // sync flushes the node's pages of the file, whoever wrote them).
+  const AggregatorTransport& transport = pipe.transport();
+  bool syncs = transport.is_aggregator() || f.team.rank == 0 ||
+               (transport.node_leader() && pipe.regions().written_in_epoch());
+  // With a front file to build, each of them starts its sync on a helper
+  // thread as soon as its own writes are out, so that the data reaches the
+  // device while the builder builds; a rank whose buffer went to its region
+  // in this write-out syncs it too (its node's first rank may have started
+  // before that write). So does rank 0 with the directories of a new file.
+  const bool overlap = w.settings.sync && bool(while_writing);
+  syncs = syncs || (overlap && placed.own.nbytes > 0);
+  std::future<int> data_synced, names_synced;
+  auto start_syncs = [&] {
+    if (!overlap) return;
+    if (syncs) data_synced = std::async(std::launch::async, [&f] { return f.log->sync(); });
+    if (!w.names_to_sync.empty()) names_synced = std::async(std::launch::async, [&f] { return sync_names(f); });
+  };
+  pipe.write_placed(placed, while_writing, start_syncs);
+  pipe.pieces().clear();
   // [0]: the log synced, [1]: the new file's names (rank 0).
   int synced[2] = {1, 1}, all_synced[2] = {0, 0};
   if (data_synced.valid()) synced[0] = data_synced.get() == 0 ? 1 : 0;
   if (names_synced.valid()) synced[1] = names_synced.get() == 0 ? 1 : 0;
+  if (w.settings.sync && !overlap && syncs) synced[0] = f.log->sync() == 0 ? 1 : 0;
   if (w.settings.sync && !w.names_to_sync.empty() && synced[1]) synced[1] = sync_names(f) == 0 ? 1 : 0;
-  if (w.settings.sync && (overlap ? f.team.rank == 0 : syncs_data) && synced[0])
-    synced[0] = f.log->sync() == 0 ? 1 : 0;
   MPI_Allreduce(synced, all_synced, 2, MPI_INT, MPI_MIN, f.team.comm);
   if (!all_synced[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
   if (!all_synced[1])
     throw IOError("cannot sync the directories holding the new files of '" + f.path + "' (" + directory_of(f.path) +
                   " and its parent) to storage");
+  // The front file built meanwhile is named in the commit record (its CRC32C).
+  FrontSum front;
+  if (front_sum) front = front_sum(), c.front_crc = front.crc;
+
+  uint64_t new_end = 0;
   on_root(f.team, [&] {
     c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
@@ -193,6 +190,7 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
   f.committed.log_end = new_end;
   f.committed.epoch = epoch;
   f.committed.commits_end += kCommitRecordSize;
+  if (front.crc) f.catalog.tree.fronts.push_back(front);
   w.epoch = OpenEpoch{};
   pipe.start_epoch(epoch + 1, new_end);
   return true;
@@ -217,7 +215,7 @@ void close_epoch(LogFile& f) {
   // The last rank builds the front file while the aggregators write the last
   // epoch (it has the whole tree and index once the epoch's blocks are placed
   // and exchanged; with one aggregator per node it is the last one whose
-  // data the aggregator takes). Its checksum is committed with the epoch
+  // data the aggregator takes). Its checksum is in the epoch's commit record
   // (so verify can check it), and it replaces the old front file only once
   // the commit record is on disk, so the front file never shows an epoch
   // that a crash could still lose. Its error, if any, is raised on every
@@ -236,13 +234,13 @@ void close_epoch(LogFile& f) {
           front_synced = std::async(std::launch::async, [&f] { sync_front_file(*f.store, f.path); });
       });
   };
-  auto checksum_op = [&]() -> Json {
+  auto checksum = [&]() -> FrontSum {  // the builder's, on every rank (none if the build failed)
     uint64_t v[3] = {uint64_t(front.code == 0), sum.size, sum.crc};
     MPI_Bcast(v, 3, MPI_UINT64_T, builder, f.team.comm);
-    if (!v[0]) return Json();
-    return front_op(epoch, v[1], uint32_t(v[2]));
+    if (!v[0]) return FrontSum{};
+    return FrontSum{epoch, v[1], uint32_t(v[2])};
   };
-  commit(f, build, checksum_op, /*force=*/true);
+  commit(f, build, checksum, /*force=*/true);
   if (f.team.rank == builder && front.code == 0)
     front.run([&] {
       if (front_synced.valid()) front_synced.get();

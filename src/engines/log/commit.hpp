@@ -31,12 +31,12 @@ void make_visible(LogFile& f);
 // every rank once the index is complete, while the data moves (on a rank that
 // writes its own bytes alone, after them); with `sync`, the data is synced
 // meanwhile.
-// `front_op` (if given; collective) returns the front file's checksum
-// operation once `while_writing` has run, to be committed with the epoch;
+// `front_sum` (if given; collective) returns the checksum of the front file
+// `while_writing` built (crc 0: none), for the epoch's commit record;
 // `force` commits an epoch even if nothing happened (to record that checksum).
 // Returns whether there was an epoch to commit.
 bool commit(LogFile& f, const std::function<void()>& while_writing = {},
-            const std::function<Json()>& front_op = {}, bool force = false);
+            const std::function<FrontSum()>& front_sum = {}, bool force = false);
 
 // Collective, at close: the last epoch, and (knob front_file) the front file,
 // built by the last rank while the last epoch is written, checksummed in it,

@@ -52,7 +52,7 @@ std::vector<unsigned char> CommitRecord::encode() const {
   w.u64(index_offset);
   w.u64(index_size);
   w.u32(index_crc);
-  w.u32(0);
+  w.u32(front_crc);
   w.u64(log_end);
   w.u64(unix_time_ns);
   w.u32(crc32c(w.bytes.data(), w.bytes.size()));  // at byte 56, over bytes [0, 56)
@@ -68,7 +68,7 @@ bool CommitRecord::decode(const unsigned char* p, CommitRecord& out) {
   out.index_offset = r.u64();
   out.index_size = r.u64();
   out.index_crc = r.u32();
-  r.u32();
+  out.front_crc = r.u32();  // 0 (reserved) before version 12
   out.log_end = r.u64();
   out.unix_time_ns = r.u64();
   return r.u32() == crc32c(p, 56);

@@ -25,7 +25,7 @@ namespace h5loom::logfmt {
 
 // Visible flush rounds per epoch: 24 bits of a block entry (then a flush commits).
 constexpr uint32_t kMaxRound = (1u << 24) - 1;
-constexpr uint32_t kVersion = 11;        // written; 2 added the front file's checksum and binding,
+constexpr uint32_t kVersion = 12;        // written; 2 added the front file's checksum and binding,
                                           // 3 links (softlink, unlink, move) and fill values,
                                           // 4 the `elements` operation (held_values.hpp),
                                           // 5 deleting and renaming attributes,
@@ -34,7 +34,8 @@ constexpr uint32_t kVersion = 11;        // written; 2 added the front file's ch
                                           // 8 hard and external links (`hardlink`, `extlink`),
                                           // 9 opaque datatypes (`opaque[N]{tag}`),
                                           // 10 variable-length parts (`vlen<T>`, `packed` elements),
-                                          // 11 user-defined links (`udlink`)
+                                          // 11 user-defined links (`udlink`),
+                                          // 12 the front file's CRC32C in the commit record
 constexpr uint32_t kOldestVersion = 1;   // the oldest read
 inline bool readable_version(uint32_t v) { return v >= kOldestVersion && v <= kVersion; }
 constexpr char kLogMagic[8] = {'H', '5', 'L', 'O', 'O', 'M', 'L', 'G'};
@@ -94,6 +95,9 @@ struct CommitRecord {
   uint64_t epoch = 0;
   uint64_t index_offset = 0, index_size = 0;
   uint32_t index_crc = 0;
+  // Version 12: the CRC32C of the front file built with this epoch (0: none,
+  // or a version before 12, whose index records carry a `front` operation).
+  uint32_t front_crc = 0;
   uint64_t log_end = 0;
   uint64_t unix_time_ns = 0;
   std::vector<unsigned char> encode() const;

@@ -111,7 +111,7 @@ bool front_is_current(LogStore& store, const std::string& path, const Tree& tree
   auto sum = checksum_file(store, path);
   if (!sum) return false;
   if (tree.fronts.empty()) return true;  // a file from before front checksums: keep its front file
-  return sum->size == tree.fronts.back().size && sum->crc == tree.fronts.back().crc;
+  return tree.fronts.back().matches(*sum);
 }
 
 namespace {

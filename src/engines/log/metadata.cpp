@@ -319,10 +319,6 @@ Json attribute_rename_op(const std::string& object, const std::string& from, con
 Json userblock_op(uint64_t size) { return Json{{"op", "userblock"}, {"size", size}}; }
 Json refcount_op(uint64_t token, uint32_t count) { return Json{{"op", "refcount"}, {"target", token}, {"count", count}}; }
 
-Json front_op(uint64_t epoch, uint64_t size, uint32_t crc) {
-  return Json{{"op", "front"}, {"epoch", epoch}, {"size", size}, {"crc", crc}};
-}
-
 int apply_op(Tree& tree, const Json& op, const std::string& where) {
   const std::string kind = op.at("op");
   auto bad = [&](const std::string& why) {

@@ -51,8 +51,10 @@ struct Node {
 // The size and CRC32C of a front file, recorded (a `front` operation) in the
 // epoch it was built with.
 struct FrontSum {
-  uint64_t epoch = 0, size = 0;
+  uint64_t epoch = 0, size = 0;  // size 0: not recorded (version 12 commit records carry only the CRC)
   uint32_t crc = 0;
+  // Whether the file whose checksum is `file` is the front file recorded here.
+  bool matches(const FrontSum& file) const { return crc == file.crc && (size == 0 || size == file.size); }
 };
 
 // A shrink of a dataset (a `resize` operation, version 6): blocks written
@@ -140,7 +142,6 @@ Json resize_op(const std::string& path, const Dims& shape, uint64_t epoch, uint3
 Json attribute_op(const std::string& object, const std::string& name, const AttributeValue& value);
 Json attribute_remove_op(const std::string& object, const std::string& name);
 Json attribute_rename_op(const std::string& object, const std::string& from, const std::string& to);
-Json front_op(uint64_t epoch, uint64_t size, uint32_t crc);
 // The size of the front file's user block, which the application's bytes keep (version 8).
 Json userblock_op(uint64_t size);
 // `count` references held on the object with token `token` besides its names (version 9).

@@ -44,7 +44,7 @@ void check_block(const Tree& tree, const BlockEntry& e, uint64_t log_end, uint64
 }
 
 void replay_index_record(Catalog& catalog, const unsigned char* p, std::size_t n, uint64_t expected_epoch,
-                         uint64_t log_end, uint64_t checksum_unit, const std::string& where) {
+                         uint32_t front_crc, uint64_t log_end, uint64_t checksum_unit, const std::string& where) {
   const std::string what = where + ": index record of epoch " + std::to_string(expected_epoch);
   const IndexRecord rec = IndexRecord::parse(p, n, expected_epoch, what);
   try {
@@ -55,6 +55,7 @@ void replay_index_record(Catalog& catalog, const unsigned char* p, std::size_t n
     catalog.index->deserialize(entries, rec.entry_count, [&](const BlockEntry& e) {
       check_block(catalog.tree, e, log_end, checksum_unit, what);
     });
+    if (front_crc) catalog.tree.fronts.push_back({expected_epoch, 0, front_crc});
   } catch (const CorruptionError&) {
     throw;
   } catch (const std::exception& e) {  // bad CBOR, a missing key or a wrong type, a short record...
@@ -63,7 +64,7 @@ void replay_index_record(Catalog& catalog, const unsigned char* p, std::size_t n
 }
 
 // The packed state: file id, checksum unit, log_end, epoch, commits_end, torn
-// bytes, damage, then (epoch, size, bytes) per index record.
+// bytes, damage, then (epoch, front CRC, size, bytes) per index record.
 std::vector<unsigned char> read_committed(LogStore& store, const std::string& path, bool writable) {
   LogState st = scan_log(store, path);
   const std::string where = "log file '" + path + "'";
@@ -89,6 +90,7 @@ std::vector<unsigned char> read_committed(LogStore& store, const std::string& pa
   w.raw(st.damage.data(), st.damage.size());
   for (std::size_t i = 0; i < st.commits.size(); ++i) {
     w.u64(st.commits[i].epoch);
+    w.u32(st.commits[i].front_crc);
     w.u64(st.index_records[i].size());
     w.raw(st.index_records[i].data(), st.index_records[i].size());
   }
@@ -104,9 +106,11 @@ void replay_committed(const std::vector<unsigned char>& packed, Committed& c, Ca
   c.damage.resize(r.u64());
   r.raw(c.damage.data(), c.damage.size());
   while (r.at < r.n) {
-    uint64_t epoch = r.u64(), n = r.u64();
+    const uint64_t epoch = r.u64();
+    const uint32_t front_crc = r.u32();
+    const uint64_t n = r.u64();
     r.need(n);
-    replay_index_record(catalog, r.p + r.at, n, epoch, c.log_end, c.header.checksum_unit, where);
+    replay_index_record(catalog, r.p + r.at, n, epoch, front_crc, c.log_end, c.header.checksum_unit, where);
     r.at += n;
   }
 }

@@ -46,9 +46,10 @@ void check_block(const Tree& tree, const BlockEntry& e, uint64_t log_end, uint64
                  const std::string& what);
 
 // Applies one index record of epoch `expected_epoch` (its metadata operations,
-// then its blocks, each checked). `where` names the file. Throws CorruptionError.
+// then its blocks, each checked), and the front file its commit record names
+// (`front_crc`, version 12; 0: none). `where` names the file. Throws CorruptionError.
 void replay_index_record(Catalog& catalog, const unsigned char* p, std::size_t n, uint64_t expected_epoch,
-                         uint64_t log_end, uint64_t checksum_unit, const std::string& where);
+                         uint32_t front_crc, uint64_t log_end, uint64_t checksum_unit, const std::string& where);
 
 // Rank 0 of open: scans the log (raising on damage if `writable`: a writer
 // would build on damaged ground), checks the front file's binding, and packs

@@ -25,11 +25,11 @@ void verify_front_file(LogStore& store, const std::string& path, const LogHeader
   auto sum = checksum_file(store, path);
   if (!sum || tree.fronts.empty()) return;  // not built yet, or from before front checksums
   for (const auto& rec : tree.fronts)
-    if (rec.size == sum->size && rec.crc == sum->crc) return;
+    if (rec.matches(*sum)) return;
   errors.push_back("front file '" + path + "' is damaged: its checksum (" + std::to_string(sum->size) +
                    " bytes, CRC32C " + std::to_string(sum->crc) + ") matches none the log recorded (the last: epoch " +
-                   std::to_string(tree.fronts.back().epoch) + ", " + std::to_string(tree.fronts.back().size) +
-                   " bytes); remove it and open the file read-write to rebuild it from the log");
+                   std::to_string(tree.fronts.back().epoch) + ", CRC32C " + std::to_string(tree.fronts.back().crc) +
+                   "); remove it and open the file read-write to rebuild it from the log");
 }
 
 }  // namespace
@@ -56,7 +56,7 @@ VerifyReport verify_log(const std::string& path) {
   for (std::size_t i = 0; i < st.commits.size(); ++i) {
     try {
       replay_index_record(catalog, st.index_records[i].data(), st.index_records[i].size(), st.commits[i].epoch,
-                          st.log_end, unit, where);
+                          st.commits[i].front_crc, st.log_end, unit, where);
     } catch (const Error& e) {
       rep.errors.push_back(e.what());
       return rep;
