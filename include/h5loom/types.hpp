@@ -89,11 +89,17 @@ struct ExternalSegment {
 // - or, if `source_shape` is given, the box [source_start, source_start +
 // source_count) of that dataset of shape `source_shape`, which may differ from
 // the box in rank and shape but not in its number of elements (taken row-major).
+// Repeated boxes, as HDF5's regular hyperslabs (H5Sselect_hyperslab's stride
+// and block): with `block` given, the virtual selection is `count` blocks of
+// shape `block`, `stride` apart, from `start`; with `source_block` given, so is
+// the source's (`source_count` blocks, `source_stride` apart). Both sides
+// have the same number of elements, taken row-major.
 struct VirtualMapping {
   Dims start, count;
   std::string file = ".";
   std::string dataset;
   Dims source_shape, source_start, source_count;
+  Dims stride, block, source_stride, source_block;
 };
 
 // What create_dataset asks for. Empty max_shape: fixed size (= shape).

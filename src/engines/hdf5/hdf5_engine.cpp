@@ -610,32 +610,52 @@ class Hdf5Engine final : public engine::Engine {
       check(H5Pset_external(dcpl.get(), seg.file.c_str(), static_cast<off_t>(seg.offset), static_cast<hsize_t>(seg.size)),
             what + ": adding external storage in '" + seg.file + "'");
     for (const auto& m : spec.virtual_map) {
-      auto start = to_hsize(m.start), count = to_hsize(m.count);
-      check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-            what + ": selecting the box of '" + m.dataset + "'");
+      const std::string box = "the box of '" + m.dataset + "'";
+      // A box, or `count` blocks `stride` apart (a regular hyperslab); its number of elements.
+      auto select = [&](hid_t sp, const Dims& start, const Dims& count, const Dims& stride, const Dims& block,
+                        const std::string& which) -> uint64_t {
+        if (block.empty() != stride.empty() || (!block.empty() && (block.size() != count.size() ||
+                                                                     stride.size() != count.size())))
+          throw UsageError(what + ": " + box + " " + which + " needs a stride and a block of the rank of its count");
+        auto s = to_hsize(start), c = to_hsize(count), t = to_hsize(stride), b = to_hsize(block);
+        check(H5Sselect_hyperslab(sp, H5S_SELECT_SET, s.data(), t.empty() ? nullptr : t.data(), c.data(),
+                                  b.empty() ? nullptr : b.data()),
+              what + ": selecting " + box + " " + which);
+        return product(count) * (block.empty() ? 1 : product(block));
+      };
+      const uint64_t elements = select(space.get(), m.start, m.count, m.stride, m.block, "in the virtual dataset");
       Hid source;
       if (m.source_shape.empty()) {
-        if (!m.source_start.empty() || !m.source_count.empty())
-          throw UsageError(what + ": the box of '" + m.dataset + "' in its source needs the source's shape");
+        if (!m.source_start.empty() || !m.source_count.empty() || !m.block.empty())
+          throw UsageError(what + ": " + box + " in its source needs the source's shape");
+        auto count = to_hsize(m.count);
         source = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,
                          what + ": the dataspace of '" + m.dataset + "'");
       } else {
-        if (m.source_start.size() != m.source_shape.size() || m.source_count.size() != m.source_shape.size() ||
-            product(m.source_count) != product(m.count))
-          throw UsageError(what + ": the box of '" + m.dataset + "' has " + std::to_string(product(m.source_count)) +
-                           " elements of rank " + std::to_string(m.source_count.size()) + " for " +
-                           std::to_string(product(m.count)) + " of the virtual dataset (same number needed)");
-        for (std::size_t d = 0; d < m.source_shape.size(); ++d)
-          if (m.source_start[d] + m.source_count[d] > m.source_shape[d])
-            throw UsageError(what + ": the box of '" + m.dataset + "' ends at " +
-                             std::to_string(m.source_start[d] + m.source_count[d]) + " in dimension " +
+        const std::size_t rank = m.source_shape.size();
+        const bool blocks = !m.source_block.empty();
+        if (m.source_start.size() != rank || m.source_count.size() != rank)
+          throw UsageError(what + ": " + box + " in its source has a start or count not of the source's rank " +
+                           std::to_string(rank));
+        for (std::size_t d = 0; d < rank; ++d) {
+          // Where the selection ends in dimension d (the last block's end).
+          const uint64_t step = blocks && d < m.source_stride.size() ? m.source_stride[d] : 1;
+          const uint64_t width = blocks && d < m.source_block.size() ? m.source_block[d] : 1;
+          const uint64_t end = m.source_count[d] == 0 ? m.source_start[d]
+                                                      : m.source_start[d] + (m.source_count[d] - 1) * step + width;
+          if (end > m.source_shape[d])
+            throw UsageError(what + ": " + box + " ends at " + std::to_string(end) + " in dimension " +
                              std::to_string(d) + " of its source, whose extent there is " +
                              std::to_string(m.source_shape[d]));
-        auto shape = to_hsize(m.source_shape), sstart = to_hsize(m.source_start), scount = to_hsize(m.source_count);
+        }
+        auto shape = to_hsize(m.source_shape);
         source = checked(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose,
                          what + ": the dataspace of '" + m.dataset + "'");
-        check(H5Sselect_hyperslab(source.get(), H5S_SELECT_SET, sstart.data(), nullptr, scount.data(), nullptr),
-              what + ": selecting the box of '" + m.dataset + "' in its source");
+        const uint64_t from =
+            select(source.get(), m.source_start, m.source_count, m.source_stride, m.source_block, "in its source");
+        if (from != elements)
+          throw UsageError(what + ": " + box + " has " + std::to_string(from) + " elements in its source for " +
+                           std::to_string(elements) + " of the virtual dataset (same number needed)");
       }
       check(H5Pset_virtual(dcpl.get(), space.get(), m.file.c_str(), m.dataset.c_str(), source.get()),
             what + ": mapping '" + m.dataset + "'");

@@ -256,7 +256,8 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
     if (node.kind != ObjectKind::Dataset || plans.count(node.dataset)) continue;
     const auto& plan = plans[node.dataset] = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
     const Datatype dtype = tree.datasets[std::size_t(node.dataset)].dtype.in_memory();
-    for (const auto& b : plan.boxes) mapped.push_back({dtype, b.offset, product(b.count)});
+    for (const auto& b : plan.boxes)
+      for (uint64_t k = 0; k < b.repeat; ++k) mapped.push_back({dtype, b.offset + k * b.stride, product(b.count)});
   }
   const LogArrays arrays(log_name, std::move(mapped));
   for (const auto& p : paths) {
@@ -325,7 +326,8 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           // Each block a run of one of the arrays (made below), mapped onto its box.
           DatasetSpec spec;
           spec.dtype = info.dtype.in_memory(), spec.shape = info.shape, spec.fill = info.fill;  // what no box covers
-          for (const auto& b : plan.boxes) spec.virtual_map.push_back(arrays.mapping(spec.dtype, b.start, b.count, b.offset));
+          for (const auto& b : plan.boxes)
+            for (auto& m : arrays.mappings(spec.dtype, b)) spec.virtual_map.push_back(std::move(m));
           spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else {

@@ -92,6 +92,39 @@ bool overlapping(const std::vector<Shown>& boxes) {
   return false;
 }
 
+// The boxes of a virtual dataset, those that repeat each other joined: a box
+// of the same shape as the one before it in the log, the next one along a
+// dimension d of the dataset (with the box one element deep in every dimension
+// before d, so that the copies follow each other row-major), at the same
+// distance in the log as the copies before it, is one more copy of it.
+std::vector<FrontPlan::Box> repeated_boxes(std::vector<Shown> boxes, uint64_t es) {
+  std::sort(boxes.begin(), boxes.end(), [](const Shown& a, const Shown& b) { return a.offset < b.offset; });
+  std::vector<FrontPlan::Box> out;
+  auto next_along = [](const FrontPlan::Box& r, const Shown& b, std::size_t d) {
+    if (b.count != r.count || b.start[d] != r.start[d] + r.repeat * r.count[d]) return false;
+    for (std::size_t k = 0; k < r.count.size(); ++k)
+      if (k != d && (b.start[k] != r.start[k] || (k < d && r.count[k] != 1))) return false;
+    return true;
+  };
+  for (const auto& b : boxes) {
+    if (!out.empty()) {
+      FrontPlan::Box& r = out.back();
+      const uint64_t bytes = product(r.count) * es;
+      if (r.repeat == 1) {
+        bool joined = false;
+        for (std::size_t d = 0; d < r.count.size() && !joined && b.offset >= r.offset + bytes; ++d)
+          if (next_along(r, b, d)) r.repeat = 2, r.dim = d, r.stride = b.offset - r.offset, joined = true;
+        if (joined) continue;
+      } else if (next_along(r, b, r.dim) && b.offset == r.offset + r.repeat * r.stride) {
+        ++r.repeat;
+        continue;
+      }
+    }
+    out.push_back({b.start, b.count, b.offset});
+  }
+  return out;
+}
+
 }  // namespace
 
 FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
@@ -201,7 +234,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     return plan;
   }
   plan.kind = FrontPlan::Virtual;
-  for (const auto& b : shown) plan.boxes.push_back({b.start, b.count, b.offset});
+  plan.boxes = repeated_boxes(std::move(shown), es);
   return plan;
 }
 
@@ -219,23 +252,44 @@ LogArrays::LogArrays(std::string log_name, std::vector<Block> blocks) : log_name
   }
 }
 
-VirtualMapping LogArrays::mapping(const Datatype& dtype, const Dims& start, const Dims& count, uint64_t offset) const {
-  const Run* run = nullptr;
-  if (auto t = by_type_.find(dtype.name()); t != by_type_.end()) {
-    const auto& runs = t->second.runs;
-    auto after = std::upper_bound(runs.begin(), runs.end(), offset,
-                                  [](uint64_t o, const Run& r) { return o < r.first; });
-    if (after != runs.begin() && offset < std::prev(after)->end) run = &*std::prev(after);
-  }
-  if (!run)
+std::vector<VirtualMapping> LogArrays::mappings(const Datatype& dtype, const FrontPlan::Box& box) const {
+  const uint64_t es = datatype_size(dtype), elements = product(box.count);
+  auto run_of = [&](uint64_t offset) -> const Run* {
+    if (auto t = by_type_.find(dtype.name()); t != by_type_.end()) {
+      const auto& runs = t->second.runs;
+      auto after = std::upper_bound(runs.begin(), runs.end(), offset,
+                                    [](uint64_t o, const Run& r) { return o < r.first; });
+      if (after != runs.begin() && offset < std::prev(after)->end) return &*std::prev(after);
+    }
     throw std::logic_error("front file: a block at byte " + std::to_string(offset) + " of the log was not given");
-  const uint64_t es = datatype_size(dtype);
-  VirtualMapping m;
-  m.start = start, m.count = count, m.file = ".", m.dataset = name_of(run->array);
-  m.source_shape = {(run->end - run->first) / es};
-  m.source_start = {(offset - run->first) / es};
-  m.source_count = {product(count)};
-  return m;
+  };
+  auto mapping = [&](const Run& run, const Dims& start, uint64_t offset) {
+    VirtualMapping m;
+    m.start = start, m.count = box.count, m.file = ".", m.dataset = name_of(run.array);
+    m.source_shape = {(run.end - run.first) / es};
+    m.source_start = {(offset - run.first) / es};
+    m.source_count = {elements};
+    return m;
+  };
+  const Run& first = *run_of(box.offset);
+  std::vector<VirtualMapping> out;
+  if (box.repeat > 1 && box.offset + (box.repeat - 1) * box.stride + elements * es <= first.end) {
+    // Every copy in one array: `repeat` blocks of the box along `dim`, and
+    // `repeat` runs `stride` apart in the array.
+    VirtualMapping m = mapping(first, box.start, box.offset);
+    m.block = box.count, m.stride = box.count;
+    m.count = Dims(box.count.size(), 1), m.count[box.dim] = box.repeat;
+    m.source_block = {elements}, m.source_stride = {box.stride / es}, m.source_count = {box.repeat};
+    out.push_back(std::move(m));
+    return out;
+  }
+  for (uint64_t k = 0; k < box.repeat; ++k) {
+    Dims start = box.start;
+    start[box.dim] += k * box.count[box.dim];
+    const uint64_t offset = box.offset + k * box.stride;
+    out.push_back(mapping(*run_of(offset), start, offset));
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, DatasetSpec>> LogArrays::arrays() const {

@@ -26,8 +26,13 @@ struct FrontPlan {
   struct Box {
     Dims start, count;
     uint64_t offset = 0;  // of its first element in the log
+    // Repeated: `repeat` copies of the box, each the next one along dimension
+    // `dim` of the dataset, `stride` bytes further on in the log (a rank's
+    // tile of one array at every step, those of the other arrays in between).
+    uint64_t repeat = 1, stride = 0;
+    std::size_t dim = 0;
   };
-  std::vector<Box> boxes;  // Virtual: one per block
+  std::vector<Box> boxes;  // Virtual: blocks, joined where they continue or repeat each other
   std::string why_not;     // LogOnly: the reason, for the link's target
 };
 
@@ -56,8 +61,9 @@ class LogArrays {
     uint64_t offset = 0, elements = 0;
   };
   LogArrays(std::string log_name, std::vector<Block> blocks);
-  // The mapping of a block given above (`dtype` at `offset`) onto the box [start, start + count).
-  VirtualMapping mapping(const Datatype& dtype, const Dims& start, const Dims& count, uint64_t offset) const;
+  // The mappings of a box whose blocks were given above: one (a regular
+  // hyperslab if it repeats) if its copies lie in one array, else one per copy.
+  std::vector<VirtualMapping> mappings(const Datatype& dtype, const FrontPlan::Box& box) const;
   // The arrays to create: name under kFrontSources, spec.
   std::vector<std::pair<std::string, DatasetSpec>> arrays() const;
 

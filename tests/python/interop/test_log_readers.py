@@ -235,7 +235,7 @@ def test_shrunk_datasets_in_the_front_file(tmp_path):
 
 WRITE_STEPS = """
 import sys, numpy as np, h5loom
-S, A, R, C = 5, 4, 3, 4  # steps, arrays, rows and columns of a rank's tile
+S, A, R, C = 5, 4, 8, 4  # steps, arrays, rows and columns of a rank's tile
 with h5loom.File(sys.argv[1], "w", engine="log") as f:
     n, r = f.size, f.rank
     def tile(s, a):
@@ -252,6 +252,12 @@ with h5loom.File(sys.argv[1], "w", engine="log") as f:
             by_array[a, s, :, r * C:(r + 1) * C] = tile(s, a)
     for s in range(S):
         steps[s, :, r * C:(r + 1) * C] = tile(s, 0)
+    # A dataset per array, every array's tile at each step (iotest's "array" layout,
+    # netCDF's record variables): a rank's tiles of one dataset repeat in the log.
+    per_array = [f.create_dataset(f"v{a}", shape=(S, R, n * C), dtype="f8") for a in range(A)]
+    for s in range(S):
+        for a in range(A):
+            per_array[a][s, :, r * C:(r + 1) * C] = tile(s, a)
     # Next to each other in the dataset and in the log, but interleaved row by row: not one box.
     halves = f.create_dataset("halves", shape=(2 * n, 8), dtype="i4")
     halves[2 * r:2 * r + 2, 0:4] = np.arange(8, dtype=np.int32).reshape(2, 4) + 100 * r
@@ -260,7 +266,7 @@ with h5loom.File(sys.argv[1], "w", engine="log") as f:
 
 
 def check_step_file(path, n):
-    S, A, R, C = 5, 4, 3, 4
+    S, A, R, C = 5, 4, 8, 4
     tile = lambda s, a, r: (1000 * s + 100 * a + 10 * r + np.arange(R * C, dtype=np.float64)).reshape(R, C)
     with h5py.File(path, "r") as f:
         for r in range(n):
@@ -268,19 +274,26 @@ def check_step_file(path, n):
             for s in range(S):
                 np.testing.assert_array_equal(f["steps"][s, :, cols], tile(s, 0, r))
                 for a in range(A):
+                    np.testing.assert_array_equal(f[f"v{a}"][s, :, cols], tile(s, a, r))
+                for a in range(A):
                     np.testing.assert_array_equal(f["by_step"][s, a, :, cols], tile(s, a, r))
                     np.testing.assert_array_equal(f["by_array"][a, s, :, cols], tile(s, a, r))
             want = np.arange(16, dtype=np.int32).reshape(2, 2, 4).transpose(1, 0, 2).reshape(2, 8) + 100 * r
             np.testing.assert_array_equal(f["halves"][2 * r:2 * r + 2], want)
-        # A rank's tiles of successive steps are one box of the virtual dataset
-        # (one block of external storage on one rank); of another array in
-        # between, one box per step.
-        # (On one rank, the few runs of the dataset are external storage.)
+        # A rank's tiles of successive steps are one box of the virtual dataset;
+        # those of a dataset per array, the other arrays' tiles in between, one
+        # repeated box (a regular hyperslab); where the copies would interleave
+        # (by_array: every array's tile of a step is one box), one per step.
+        # (On one rank, the few runs of a dataset are external storage.)
         if n == 1:
-            assert not f["by_step"].is_virtual and not f["by_array"].is_virtual
+            assert not f["by_step"].is_virtual and not f["by_array"].is_virtual and not f["v1"].is_virtual
         else:
             assert len(f["by_step"].virtual_sources()) == n
             assert len(f["by_array"].virtual_sources()) == n * S
+            for a in range(A):
+                assert len(f[f"v{a}"].virtual_sources()) == n
+            np.testing.assert_array_equal(f["v2"][1:4, 1, C - 1:C + 2], [[tile(s, 2, 0)[1, C - 1], tile(s, 2, 1)[1, 0],
+                                                                          tile(s, 2, 1)[1, 1]] for s in (1, 2, 3)])
         assert not f["halves"].is_virtual  # 4 runs per rank: external storage
 
 
