@@ -614,8 +614,12 @@ class Hdf5Engine final : public engine::Engine {
       // A box, or `count` blocks `stride` apart (a regular hyperslab); its number of elements.
       auto select = [&](hid_t sp, const Dims& start, const Dims& count, const Dims& stride, const Dims& block,
                         const std::string& which) -> uint64_t {
-        if (block.empty() != stride.empty() || (!block.empty() && (block.size() != count.size() ||
-                                                                     stride.size() != count.size())))
+        const std::size_t rank = std::size_t(H5Sget_simple_extent_ndims(sp));
+        if (start.size() != rank || count.size() != rank)
+          throw UsageError(what + ": " + box + " " + which + " has a start of rank " + std::to_string(start.size()) +
+                           " and a count of rank " + std::to_string(count.size()) + " in a space of rank " +
+                           std::to_string(rank));
+        if (block.empty() != stride.empty() || (!block.empty() && (block.size() != rank || stride.size() != rank)))
           throw UsageError(what + ": " + box + " " + which + " needs a stride and a block of the rank of its count");
         auto s = to_hsize(start), c = to_hsize(count), t = to_hsize(stride), b = to_hsize(block);
         check(H5Sselect_hyperslab(sp, H5S_SELECT_SET, s.data(), t.empty() ? nullptr : t.data(), c.data(),
@@ -626,7 +630,8 @@ class Hdf5Engine final : public engine::Engine {
       const uint64_t elements = select(space.get(), m.start, m.count, m.stride, m.block, "in the virtual dataset");
       Hid source;
       if (m.source_shape.empty()) {
-        if (!m.source_start.empty() || !m.source_count.empty() || !m.block.empty())
+        if (!m.source_start.empty() || !m.source_count.empty() || !m.block.empty() || !m.source_block.empty() ||
+            !m.source_stride.empty())
           throw UsageError(what + ": " + box + " in its source needs the source's shape");
         auto count = to_hsize(m.count);
         source = checked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose,

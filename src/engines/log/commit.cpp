@@ -16,6 +16,18 @@ void record(LogFile& f, Json op) {
 
 namespace {
 
+// Runs `fn` on a helper thread - or, if no thread can be started, on the
+// caller's when its result is asked for: never an exception here, where one
+// rank raising alone would leave the others waiting in the next collective.
+template <class Fn>
+auto in_background(Fn fn) -> std::future<decltype(fn())> {
+  try {
+    return std::async(std::launch::async, fn);
+  } catch (...) {  // no thread (std::system_error), or no memory for one
+    return std::async(std::launch::deferred, fn);
+  }
+}
+
 // Collective: the epoch's metadata operations (collective calls: every rank
 // makes the same ones) are the same on every rank - else the log (rank 0's)
 // and the front file (the last rank's tree) would disagree.
@@ -145,8 +157,8 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
   std::future<int> data_synced, names_synced;
   auto start_syncs = [&] {
     if (!overlap) return;
-    if (syncs) data_synced = std::async(std::launch::async, [&f] { return f.log->sync(); });
-    if (!w.names_to_sync.empty()) names_synced = std::async(std::launch::async, [&f] { return sync_names(f); });
+    if (syncs) data_synced = in_background([&f] { return f.log->sync(); });
+    if (!w.names_to_sync.empty()) names_synced = in_background([&f] { return sync_names(f); });
   };
   pipe.write_placed(placed, while_writing, start_syncs);
   pipe.pieces().clear();
@@ -208,7 +220,7 @@ void close_epoch(LogFile& f) {
   MPI_Allreduce(&idle, &all_idle, 1, MPI_INT, MPI_MIN, f.team.comm);
   if (all_idle) {
     int current = 0;
-    if (f.team.rank == 0) current = front_is_current(*f.store, f.path, f.catalog.tree);
+    if (f.team.rank == 0) current = front_is_current(*f.store, f.path, f.catalog.tree, f.committed.epoch);
     MPI_Bcast(&current, 1, MPI_INT, 0, f.team.comm);
     if (current) return;
   }
@@ -231,7 +243,7 @@ void close_epoch(LogFile& f) {
         sum = build_front_file(*f.store, f.path, f.committed.header, f.catalog.tree, *f.catalog.index, epoch,
                                w.settings.max_external_segments);
         if (w.settings.sync)
-          front_synced = std::async(std::launch::async, [&f] { sync_front_file(*f.store, f.path); });
+          front_synced = in_background([&f] { sync_front_file(*f.store, f.path); });
       });
   };
   auto checksum = [&]() -> FrontSum {  // the builder's, on every rank (none if the build failed)

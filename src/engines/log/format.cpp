@@ -63,12 +63,14 @@ std::vector<unsigned char> CommitRecord::encode() const {
 bool CommitRecord::decode(const unsigned char* p, CommitRecord& out) {
   if (std::memcmp(p, kCommitMagic, 4) != 0) return false;
   Reader r{p, kCommitRecordSize, 4, "commit record"};
-  if (!readable_version(r.u32())) return false;
+  const uint32_t version = r.u32();
+  if (!readable_version(version)) return false;
   out.epoch = r.u64();
   out.index_offset = r.u64();
   out.index_size = r.u64();
   out.index_crc = r.u32();
-  out.front_crc = r.u32();  // 0 (reserved) before version 12
+  out.front_crc = r.u32();
+  if (version < 12) out.front_crc = 0;  // reserved before version 12
   out.log_end = r.u64();
   out.unix_time_ns = r.u64();
   return r.u32() == crc32c(p, 56);

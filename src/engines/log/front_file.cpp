@@ -107,11 +107,11 @@ std::optional<FrontSum> checksum_file(LogStore& store, const std::string& path) 
   return sum;
 }
 
-bool front_is_current(LogStore& store, const std::string& path, const Tree& tree) {
+bool front_is_current(LogStore& store, const std::string& path, const Tree& tree, uint64_t epoch) {
   auto sum = checksum_file(store, path);
   if (!sum) return false;
   if (tree.fronts.empty()) return true;  // a file from before front checksums: keep its front file
-  return tree.fronts.back().matches(*sum);
+  return tree.fronts.back().epoch == epoch && tree.fronts.back().matches(*sum);
 }
 
 namespace {

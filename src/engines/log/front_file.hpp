@@ -35,8 +35,10 @@ void publish_front_file(LogStore& store, const std::string& path, bool sync);
 
 // The size and CRC32C of the file at `path` (empty if missing).
 std::optional<FrontSum> checksum_file(LogStore& store, const std::string& path);
-// Rank 0 of close: the front file on disk is the last one the log recorded.
-bool front_is_current(LogStore& store, const std::string& path, const Tree& tree);
+// Rank 0 of close: the front file on disk is the last one the log recorded,
+// and it was built with the last committed epoch `epoch` (an epoch committed
+// by a flush after it, in a later session, is not in it).
+bool front_is_current(LogStore& store, const std::string& path, const Tree& tree, uint64_t epoch);
 // Raises if the front file (if present) does not belong to this log: not HDF5
 // (ConfigError if it is HDF5 of another engine, CorruptionError if unreadable),
 // another file id, or an epoch the journal does not have.

@@ -48,8 +48,9 @@ struct Node {
   Datatype type;                    // for named datatypes: the datatype
 };
 
-// The size and CRC32C of a front file, recorded (a `front` operation) in the
-// epoch it was built with.
+// The size and CRC32C of a front file, recorded in the epoch it was built
+// with (in its commit record, CRC only, since format version 12; a `front`
+// operation before).
 struct FrontSum {
   uint64_t epoch = 0, size = 0;  // size 0: not recorded (version 12 commit records carry only the CRC)
   uint32_t crc = 0;

@@ -306,3 +306,31 @@ def test_successive_tiles_are_one_box_of_the_front_file(tmp_path, n):
     path = tmp_path / "steps.h5"
     run(*MPI, n, sys.executable, "-c", WRITE_STEPS, path)
     in_fresh_python(f"check_step_file({str(path)!r}, {n})")
+
+
+WRITE_THEN_APPEND = """
+import sys, numpy as np, h5loom
+with h5loom.File(sys.argv[1], "w", engine="log") as f:
+    f.create_dataset("x", data=np.arange(4.0))
+with h5loom.File(sys.argv[1], "r+", engine="log") as f:
+    f.create_dataset("y", data=np.arange(6, dtype=np.int32) + 10)
+    f.attrs["sessions"] = 2
+    f.flush()  # the epoch commits here: nothing is left for the close
+"""
+
+
+def check_appended_file(path):
+    with h5py.File(path, "r") as f:
+        np.testing.assert_array_equal(f["x"][...], np.arange(4.0))
+        np.testing.assert_array_equal(f["y"][...], np.arange(6, dtype=np.int32) + 10)
+        assert f.attrs["sessions"] == 2
+
+
+def test_front_file_shows_an_epoch_committed_by_a_flush_before_close(tmp_path):
+    """A session that appends and flushes durably, then closes with nothing
+    new, still gets a new front file: the old one matched its checksum in the
+    log but showed the epoch before (stale values for stock readers)."""
+    path = tmp_path / "appended.h5"
+    subprocess.run([sys.executable, "-c", WRITE_THEN_APPEND, str(path)], check=True, timeout=300,
+                   env={k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))})
+    in_fresh_python(f"check_appended_file({str(path)!r})")
