@@ -22,20 +22,26 @@ struct Shown {
   bool whole() const { return start == stored_start && count == stored_count; }
 };
 
+// Whether the box (b_start, b_count) starts `extent` elements after the box
+// (a_start, a_count) along dimension d and is the same in the others, with
+// the box one element deep in every dimension before d: then the two follow
+// each other in the dataset's row-major order (else their elements would
+// interleave).
+bool follows_along(const Dims& a_start, const Dims& a_count, uint64_t extent, const Dims& b_start,
+                   const Dims& b_count, std::size_t d) {
+  if (b_start[d] != a_start[d] + extent) return false;
+  for (std::size_t k = 0; k < a_start.size(); ++k)
+    if (k != d && (a_start[k] != b_start[k] || a_count[k] != b_count[k] || (k < d && a_count[k] != 1))) return false;
+  return true;
+}
+
 // Whether box `b` continues box `a` in the dataset's row-major order as it
-// does in the log: right after it in the log, and next to it in one
-// dimension d, the same in the others, with `a` one element deep in every
-// dimension before d (else their elements would interleave in the joined box).
+// does in the log: right after it in the log, and after it along one
+// dimension (follows_along).
 bool continues(const Shown& a, const Shown& b, uint64_t es) {
   if (!a.whole() || !b.whole() || a.offset + product(a.count) * es != b.offset) return false;
-  const std::size_t nd = a.start.size();
-  for (std::size_t d = 0; d < nd; ++d) {
-    if (b.start[d] != a.start[d] + a.count[d]) continue;
-    bool ok = true;
-    for (std::size_t k = 0; k < nd && ok; ++k)
-      ok = k == d || (a.start[k] == b.start[k] && a.count[k] == b.count[k] && (k > d || a.count[k] == 1));
-    if (ok) return true;
-  }
+  for (std::size_t d = 0; d < a.start.size(); ++d)
+    if (follows_along(a.start, a.count, a.count[d], b.start, b.count, d)) return true;
   return false;
 }
 
@@ -93,18 +99,14 @@ bool overlapping(const std::vector<Shown>& boxes) {
 }
 
 // The boxes of a virtual dataset, those that repeat each other joined: a box
-// of the same shape as the one before it in the log, the next one along a
-// dimension d of the dataset (with the box one element deep in every dimension
-// before d, so that the copies follow each other row-major), at the same
-// distance in the log as the copies before it, is one more copy of it.
-std::vector<FrontPlan::Box> repeated_boxes(std::vector<Shown> boxes, uint64_t es) {
-  std::sort(boxes.begin(), boxes.end(), [](const Shown& a, const Shown& b) { return a.offset < b.offset; });
+// of the same shape as the one before it in the log, the next copy along a
+// dimension of the dataset (follows_along), at the same distance in the log
+// as the copies before it, is one more copy of it. `boxes` in log order, as
+// join_blocks leaves them.
+std::vector<FrontPlan::Box> repeated_boxes(const std::vector<Shown>& boxes, uint64_t es) {
   std::vector<FrontPlan::Box> out;
   auto next_along = [](const FrontPlan::Box& r, const Shown& b, std::size_t d) {
-    if (b.count != r.count || b.start[d] != r.start[d] + r.repeat * r.count[d]) return false;
-    for (std::size_t k = 0; k < r.count.size(); ++k)
-      if (k != d && (b.start[k] != r.start[k] || (k < d && r.count[k] != 1))) return false;
-    return true;
+    return b.count == r.count && follows_along(r.start, r.count, r.repeat * r.count[d], b.start, b.count, d);
   };
   for (const auto& b : boxes) {
     if (!out.empty()) {
@@ -234,7 +236,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     return plan;
   }
   plan.kind = FrontPlan::Virtual;
-  plan.boxes = repeated_boxes(std::move(shown), es);
+  plan.boxes = repeated_boxes(shown, es);
   return plan;
 }
 
