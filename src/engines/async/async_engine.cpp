@@ -8,6 +8,11 @@
 //            at the next flush, or as soon as `batch_bytes` are staged - so a
 //            time step's writes do not contend with the step's other calls,
 //            and move during the computation that follows it.
+//            When the mover is behind - the program had to wait for it at a
+//            collective call, so nothing overlapped - a write goes to the
+//            inner engine at once instead, on the program's thread, as
+//            without the wrapper (no copy, no hand-over), until a flush
+//            leaves the mover as much time as those writes took.
 //   flush()  hands the batch and the inner prepare_flush() - the flush's
 //            local part: bytes moved and synced - to the mover and returns a
 //            request at once. Its collective part (the inner flush) runs on the
@@ -29,6 +34,8 @@
 // completes (at its wait, or in the call that completes it). docs/async.md.
 #include <mpi.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -62,7 +69,22 @@ struct FlushTicket {
 struct Settings {
   uint64_t max_queued_bytes = uint64_t(512) << 20;
   uint64_t batch_bytes = uint64_t(64) << 20;
+  // Knob "write_through": when a write goes to the engine below at once, on
+  // the program's thread - when the mover is behind, always, or never.
+  enum class Through { Auto, Always, Never } write_through = Through::Auto;
 };
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Whether the mover is behind the program: at the last collective call that
+// waited for work handed to the mover, the program waited more than this.
+// One for the process (its mover is one, and a code that writes a file per
+// step gives every file the same time).
+constexpr int64_t kBehindNs = 1000000;
+std::atomic<bool> mover_behind{false};
 
 struct AsyncFile : engine::ForwardingEngine::WrappedFile {
   int rank = 0;
@@ -77,9 +99,19 @@ struct AsyncFile : engine::ForwardingEngine::WrappedFile {
   // This rank's first error in a queued task: written by the mover, read by
   // the program's thread after Mover::wait (whose lock orders the two).
   mpi::CaughtError queued_error;
-  // For describe(): writes queued, and the time the program waited for the mover.
-  uint64_t puts = 0;
+  // For describe(): writes queued (and of them written through), and the
+  // time the program waited for the mover.
+  uint64_t puts = 0, written_through = 0;
   int64_t blocked_ns = 0;
+  // Work handed to the mover since the program last waited for it.
+  bool handed_over = false;
+  // A flush was made before close / close is running: the program's last
+  // wait, at close, says nothing of the time it leaves the mover between
+  // flushes (there is no computation after the last step).
+  bool flushed = false, closing = false;
+  // Since the last flush: the time writes took on the program's thread
+  // (written through); and when that flush was handed to the mover.
+  int64_t through_ns = 0, flush_handed_ns = 0;
 
   ~AsyncFile() override {
     // Closed or not (a program leaving on an error), the mover must be done
@@ -133,6 +165,20 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
   void put(FileHandle& fh, engine::Write w) override {
     auto& f = cast(fh);
+    // The mover is behind: the write goes below now, as without the wrapper
+    // (the mover has nothing of this file and nothing is staged, so the
+    // order of writes holds). Its error is kept for the next flush, as a
+    // queued write's is.
+    const bool through = settings_.write_through == Settings::Through::Always ||
+                         (settings_.write_through == Settings::Through::Auto && mover_behind);
+    if (through && !f.pending && f.staged.empty() && Mover::instance().idle(f.in_flight)) {
+      const int64_t t0 = now_ns();
+      ++f.puts, ++f.written_through;
+      const std::string dataset = "'" + w.dataset + "'";
+      run_queued(f, "write to dataset ", dataset, [&] { inner().put(*f.inner, std::move(w)); });
+      f.through_ns += now_ns() - t0;
+      return;
+    }
     // A buffer valid only during this call is copied now: the program may
     // reuse or free it as soon as put() returns.
     if (w.buffer.lifetime() == engine::Lifetime::DuringCall) {
@@ -168,12 +214,17 @@ class AsyncEngine final : public engine::ForwardingEngine {
     std::shared_ptr<FlushTicket> before = complete_pending(f);
     Engine* inner = &this->inner();
     FileHandle* inner_file = f.inner.get();
-    f.staged.push_back(Task{[&f, inner, inner_file, level] {
+    // A mover that is behind would only make the flush wait for a sync of
+    // its own: the flush's sync does it then.
+    const FlushLevel early = mover_behind ? FlushLevel::Visible : level;
+    f.staged.push_back(Task{[&f, inner, inner_file, early] {
                               run_queued(f, "preparing a flush", "",
-                                         [&] { inner->prepare_flush(*inner_file, level); });
+                                         [&] { inner->prepare_flush(*inner_file, early); });
                             },
                             0});
     send_staged(f);
+    f.flush_handed_ns = now_ns();
+    f.flushed = true;
     f.pending = std::make_shared<FlushTicket>();
     f.pending->level = level;
     if (before && before->error.code) mpi::throw_error(before->error.code, before->error.msg);
@@ -195,6 +246,7 @@ class AsyncEngine final : public engine::ForwardingEngine {
     // agreement on this rank's queued errors, since close() is a flush too.
     // The inner file is closed whatever happened.
     mpi::CaughtError failed, queued;
+    f.closing = true;
     failed.run([&] { settle(f, /*all_writes=*/true); });
     queued.run([&] { share_queued_error(f); });  // on every rank, as settle raised on every rank or none
     if (!failed.code) failed = queued;
@@ -211,10 +263,12 @@ class AsyncEngine final : public engine::ForwardingEngine {
   engine::Properties describe(FileHandle& fh) override {
     auto& f = cast(fh);
     engine::Properties p = ForwardingEngine::describe(fh);
-    p.emplace_back("async", "writes queued " + std::to_string(f.puts) + ", program waited " +
+    p.emplace_back("async", "writes queued " + std::to_string(f.puts) + " (" + std::to_string(f.written_through) +
+                                " of them written through), program waited " +
                                 std::to_string(double(f.blocked_ns) * 1e-9) + " s; batch_bytes " +
                                 std::to_string(settings_.batch_bytes) + ", max_queued_bytes " +
-                                std::to_string(settings_.max_queued_bytes));
+                                std::to_string(settings_.max_queued_bytes) + ", write_through " +
+                                through_name(settings_.write_through));
     return p;
   }
 
@@ -261,6 +315,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
   static AsyncFile& cast(FileHandle& fh) { return static_cast<AsyncFile&>(fh); }
 
+  static const char* through_name(Settings::Through t) {
+    return t == Settings::Through::Auto ? "auto" : t == Settings::Through::Always ? "always" : "never";
+  }
+
   // Runs a queued task's engine call on the mover, keeping this rank's first error.
   template <class Fn>
   static void run_queued(AsyncFile& f, const char* what, const std::string& object, Fn&& fn) noexcept {
@@ -298,12 +356,18 @@ class AsyncEngine final : public engine::ForwardingEngine {
   void send_staged(AsyncFile& f) {
     if (f.staged.empty()) return;
     f.staged_bytes = 0;
+    f.handed_over = true;
     if (const int64_t waited = Mover::instance().submit(f.staged, f.in_flight, settings_.max_queued_bytes))
       note_blocked(f, "async_backpressure", waited);
   }
 
+  // The first wait after a hand-over tells whether the mover keeps up with
+  // the program: if the program waits, nothing overlapped.
   void wait_for_mover(AsyncFile& f) {
-    if (const int64_t waited = Mover::instance().wait(f.in_flight)) note_blocked(f, "async_wait", waited);
+    const int64_t waited = Mover::instance().wait(f.in_flight);
+    if (waited) note_blocked(f, "async_wait", waited);
+    if (f.handed_over && waited > kBehindNs && !(f.closing && f.flushed)) mover_behind = true;
+    f.handed_over = false;
   }
 
   static void note_blocked(AsyncFile& f, const char* what, int64_t ns) {
@@ -331,6 +395,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
     std::shared_ptr<FlushTicket> t = std::move(f.pending);
     f.pending.reset();
     if (!t) return t;
+    // Writes went through since the last flush, and the program then left
+    // the mover at least as much time as they took: copying pays again.
+    if (f.through_ns > 0 && now_ns() - f.flush_handed_ns >= f.through_ns) mover_behind = false;
+    f.through_ns = 0;
     wait_for_mover(f);
     // The inner flush runs even after a write failed on some rank: it lets go
     // of the buffers lent until this flush, which the program may free once
@@ -369,6 +437,10 @@ std::unique_ptr<Engine> make_async_wrapper(Knobs& knobs, std::unique_ptr<Engine>
   if (s.max_queued_bytes == 0) knobs.bad_value("max_queued_bytes", "must be at least 1 byte");
   s.batch_bytes = knobs.get<uint64_t>("batch_bytes", s.batch_bytes);
   if (s.batch_bytes == 0) knobs.bad_value("batch_bytes", "must be at least 1 byte");
+  const std::string through = knobs.choice("write_through", "auto", {"auto", "always", "never"});
+  s.write_through = through == "auto"     ? async::Settings::Through::Auto
+                    : through == "always" ? async::Settings::Through::Always
+                                          : async::Settings::Through::Never;
   return std::make_unique<async::AsyncEngine>(std::move(inner), s);
 }
 }  // namespace h5loom::engine

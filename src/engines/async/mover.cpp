@@ -59,6 +59,11 @@ int64_t Mover::wait(const int& in_flight) {
   return now_ns() - t0;
 }
 
+bool Mover::idle(const int& in_flight) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return in_flight == 0;
+}
+
 void Mover::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {

@@ -41,6 +41,8 @@ class Mover {
   int64_t submit(std::vector<Task>& tasks, int& in_flight, uint64_t limit);
   // Waits until every task counted by `in_flight` has run. Returns the nanoseconds waited.
   int64_t wait(const int& in_flight);
+  // Whether every task counted by `in_flight` has run (does not wait).
+  bool idle(const int& in_flight);
 
  private:
   struct Queued {

@@ -94,10 +94,13 @@ class LogEngine final : public engine::Engine {
   // The local part of a flush, early (the async wrapper's background
   // thread): the writes borrowed until the flush join the write pipeline
   // now, so that a large one goes to the rank's region while the program
-  // computes instead of at the flush.
-  void prepare_flush(FileHandle& fh, engine::FlushLevel) override {
+  // computes instead of at the flush; before a durable flush the region
+  // writes are synced too, so that the commit's sync has little left to do.
+  void prepare_flush(FileHandle& fh, engine::FlushLevel level) override {
     auto& f = cast(fh);
-    if (f.writable() && f.failed.empty()) hand_over_deferred(f);
+    if (!f.writable() || !f.failed.empty()) return;
+    hand_over_deferred(f);
+    if (level == engine::FlushLevel::Durable) f.writing->pipeline->sync_region_writes();
   }
 
   void close(FileHandle& fh) override {

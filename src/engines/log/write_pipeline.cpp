@@ -95,7 +95,15 @@ void WritePipeline::write_to_region(BlockEntry e, const std::string& dataset, co
   if (err.code != 0) return regions_.fail(err.msg);
   if (settings_.sync) log_.start_write_back(at, e.nbytes);
   regions_.take(e.nbytes);
+  unsynced_region_bytes_ += e.nbytes;
   pieces_.written(std::move(e), src, at, epoch_, unit_);
+}
+
+void WritePipeline::sync_region_writes() {
+  if (!settings_.sync || unsynced_region_bytes_ == 0) return;
+  unsynced_region_bytes_ = 0;
+  if (const int err = log_.sync())
+    regions_.fail(with_reason("cannot sync the region writes to the log of '" + path_ + "' (fdatasync)", err));
 }
 
 bool WritePipeline::wants_write_out() const {
@@ -140,6 +148,7 @@ void WritePipeline::start_epoch(uint64_t open_epoch, uint64_t log_end) {
   epoch_ = open_epoch;
   round_ = 0;
   log_end_ = log_end;
+  unsynced_region_bytes_ = 0;  // the commit synced them
   regions_.new_epoch();
   open_round();
 }

@@ -55,6 +55,13 @@ class WritePipeline {
   // at once nor fit in the buffer (then it must come again with a longer hold).
   bool put(uint32_t id, const std::string& dataset, const DatasetInfo& info, const Selection& sel,
            const unsigned char* data, Hold hold, std::shared_ptr<const void> keep = {});
+  // Syncs this rank's region writes made since the last such sync, early:
+  // the async wrapper's prepare_flush calls it on its background thread, so
+  // that the commit's sync finds the bytes on storage already. Not collective,
+  // no MPI call. A failure is kept like a failed region write (Regions::fail)
+  // and raised at the next placement, on every rank - the kernel reports a
+  // write-back error to one sync only, so the commit's sync may not see it again.
+  void sync_region_writes();
   // Whether this rank needs a write-out: its buffer is full, or borrowed
   // memory is waiting (the callers agree on it: write_out is collective).
   bool wants_write_out() const;
@@ -105,6 +112,7 @@ class WritePipeline {
   uint64_t unit_, log_end_, epoch_;
   uint64_t counter_ = 0;  // this rank's write order (BlockEntry::counter)
   uint32_t round_ = 0;    // visible flushes so far in the open epoch (BlockEntry::round)
+  uint64_t unsynced_region_bytes_ = 0;  // region writes since the last sync_region_writes
   PieceList pieces_;
   // In this order: both are built collectively at open.
   AggregatorTransport transport_;

@@ -3,6 +3,7 @@ can be reused right after ``ds[...] = a``, ``flush_async`` returns a Request.
 Run at 1 rank by the package suite and under ``mpirun -n 2`` (ctest
 python-package-np2)."""
 import os
+import re
 import subprocess
 import sys
 
@@ -11,7 +12,9 @@ import pytest
 
 import h5loom
 
-ENGINES = ["async+log", {"engine": "hdf5", "wrappers": ["async"]}]
+ENGINES = ["async+log", {"engine": "hdf5", "wrappers": ["async"]},
+           # every write made at once on the program's thread (written through), as when the mover is behind
+           {"engine": "log", "wrappers": ["async"], "async": {"write_through": "always"}}]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -29,6 +32,11 @@ def test_an_array_reused_right_after_a_write_does_not_change_what_is_stored(shar
             assert isinstance(req, h5loom.Request)
             req.wait()
             assert req.done()
+        queued, through = map(int, re.search(r"writes queued (\d+) \((\d+) of them written through\)",
+                                             f.describe()).groups())
+        assert queued == 4
+        if isinstance(engine, dict) and engine.get("async", {}).get("write_through") == "always":
+            assert through == 4
     with h5loom.File(path, "r", comm=comm) as f:
         want = np.arange(1000 * n)[None, :] + 1e6 * np.arange(4)[:, None]
         np.testing.assert_array_equal(f["x"][...], want)

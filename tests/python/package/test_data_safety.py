@@ -147,13 +147,13 @@ FAILING_COMMIT = r"""
 import sys
 import numpy as np
 import h5loom
-path, engine = sys.argv[1], sys.argv[3]
+path, engine, lost = sys.argv[1], sys.argv[3], int(sys.argv[4])
 f = h5loom.File(path, "w", engine=engine)
 f.create_dataset("kept", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
 f.flush()  # epoch 1: on disk
 import os
 os.environ["H5LOOM_FAULT_CALL"] = sys.argv[2]  # from here on, the shim fails the call
-f.create_dataset("lost", shape=(1000,), dtype="f8")[...] = np.ones(1000)
+f.create_dataset("lost", shape=(lost,), dtype="f8")[...] = np.ones(lost)
 try:
     f.flush()
 except h5loom.IOError as e:
@@ -169,14 +169,17 @@ for what, call in [("read", lambda: f["kept"][...]), ("write", lambda: f["kept"]
 
 
 @pytest.mark.parametrize("engine", ["log", "async+log"])
-@pytest.mark.parametrize("call,path_part,errno_", [("fdatasync", ".loom/commits", 5), ("fdatasync", ".loom/log", 5),
-                                                   ("pwrite", ".loom/commits", 28)])
-def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path, call, path_part, errno_, engine):
+@pytest.mark.parametrize("call,path_part,errno_,lost", [
+    ("fdatasync", ".loom/commits", 5, 1000), ("fdatasync", ".loom/log", 5, 1000), ("pwrite", ".loom/commits", 28, 1000),
+    # 2 MiB: a region write, which async+log syncs early on its background
+    # thread (prepare_flush) - the failed sync is raised at the flush all the same
+    ("fdatasync", ".loom/log", 5, 1 << 18)])
+def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path, call, path_part, errno_, lost, engine):
     if not SHIM.exists():
         pytest.skip("fault shim not built")
     path = tmp_path / "f.h5"
     # The shim is loaded from the start but fails nothing until the script names the call.
-    code, out = child(FAILING_COMMIT, path, call, engine,
+    code, out = child(FAILING_COMMIT, path, call, engine, str(lost),
                       env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": path_part, "H5LOOM_FAULT_ERRNO": str(errno_)})
     assert code == 0, out
     assert "flush raised:" in out, out
@@ -199,7 +202,7 @@ import json, resource, signal, sys
 import numpy as np
 import h5loom
 path = sys.argv[1]
-f = h5loom.File(path, "w", engine={"engine": "log", "log": {"region_size": 2 << 20}, "wrappers": json.loads(sys.argv[2])})
+f = h5loom.File(path, "w", engine={"engine": "log", "log": {"region_size": 2 << 20}, **json.loads(sys.argv[2])})
 f.create_dataset("kept", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
 f.flush()
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -225,10 +228,12 @@ except h5loom.IOError:
 """
 
 
-@pytest.mark.parametrize("wrappers", [[], ["async"]])
-def test_a_failed_region_write_never_commits_a_freed_queued_buffer(tmp_path, wrappers):
+@pytest.mark.parametrize("stack", [{}, {"wrappers": ["async"]},
+                                   # the failing write made at once on the program's thread (written through)
+                                   {"wrappers": ["async"], "async": {"write_through": "always"}}])
+def test_a_failed_region_write_never_commits_a_freed_queued_buffer(tmp_path, stack):
     path = tmp_path / "full.h5"
-    code, out = child(QUEUED_WRITE_WHEN_THE_DISK_FILLS, path, json.dumps(wrappers))
+    code, out = child(QUEUED_WRITE_WHEN_THE_DISK_FILLS, path, json.dumps(stack))
     assert code == 0, out
     assert "flush raised" in out and "close raised" in out, out
     with h5loom.File(path, "r") as f:
