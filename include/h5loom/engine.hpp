@@ -1,4 +1,4 @@
-// The engine interface (version 8): the one small set of operations every
+// The engine interface (version 9): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -63,7 +63,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 8
+#define H5LOOM_ENGINE_ABI_VERSION 9
 
 namespace h5loom::engine {
 
@@ -217,6 +217,14 @@ class Engine {
   // the next flush does, on every rank. The default does nothing: the data
   // then moves at flush().
   virtual void prepare_flush(FileHandle& f, FlushLevel level) {}
+  // A durable flush whose last step may be left to the returned request (v9).
+  // The async wrapper calls it where a flush's collective part runs, and
+  // waits for the request, on every rank, at its next collective call that
+  // needs the flush complete. Until then it makes only calls that make
+  // groups, datasets, named datatypes or attributes, questions, put() and
+  // prepare_flush(). The log engine leaves its commit record to the request:
+  // its syncs run meanwhile. The default: flush(f, Durable), complete.
+  virtual RequestPtr flush_in_stages(FileHandle& f) { return flush(f, FlushLevel::Durable); }
   // Writes whatever was put and not flushed, durably, and releases the handle.
   virtual void close(FileHandle& f) = 0;
   // The engine's layout and knobs for this file ("engine", "ranks", ...), for `h5loom info`.

@@ -74,6 +74,7 @@ class ForwardingEngine : public Engine {
   std::unique_ptr<FileHandle> open(const std::string& location, OpenMode mode, MPI_Comm comm) override;
   RequestPtr flush(FileHandle& f, FlushLevel level) override;
   void prepare_flush(FileHandle& f, FlushLevel level) override;
+  RequestPtr flush_in_stages(FileHandle& f) override;
   void close(FileHandle& f) override;
   // The inner engine's properties, then ("wrapper", wrapper_name()).
   Properties describe(FileHandle& f) override;

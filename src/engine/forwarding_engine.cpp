@@ -63,6 +63,14 @@ void ForwardingEngine::prepare_flush(FileHandle& fh, FlushLevel level) {
          [&] { inner_->prepare_flush(*f.inner, level); });
 }
 
+RequestPtr ForwardingEngine::flush_in_stages(FileHandle& fh) {
+  auto& f = wrapped(fh);
+  RequestPtr r;
+  around(f, Call{"flush_in_stages", f.location, true, [] { return std::string("durable"); }},
+         [&] { r = inner_->flush_in_stages(*f.inner); });
+  return r;
+}
+
 void ForwardingEngine::close(FileHandle& fh) {
   auto& f = wrapped(fh);
   around(f, Call{"close", f.location, true, [] { return std::string(); }}, [&] { inner_->close(*f.inner); });

@@ -108,3 +108,29 @@ TEST_F(file, ALentBufferIsReadWhenTheFlushCompletes) {
   lent.assign(8, -1.0);  // after the flush completed: not stored
   EXPECT_EQ(ds.read<double>(), std::vector<double>(std::size_t(nranks()) * 8, 1.0));
 }
+
+TEST_F(file, FlushesCompleteInOrderAndAReadCompletesTheLast) {
+  // With async+log a durable flush completes in two stages: the commit record
+  // waits for the next flush's collective part, or for a call that needs the
+  // flush complete. Calls that make objects and writes may come in between.
+  auto path = file_path();
+  const uint64_t n = 64, r = uint64_t(rank()), R = uint64_t(nranks());
+  const auto mine = Selection::box({r * n}, {n});
+  {
+    auto f = File::create(path, options());
+    f.create_dataset<double>("a", {R * n}).write_copy(mine, ramp(n, double(r * n)));
+    Request a = f.flush_async();
+    auto b = f.create_dataset<double>("b", {R * n});  // may start a's collective part
+    b.write_copy(mine, ramp(n, double(r * n) + 0.5));
+    Request second = f.flush_async();
+    f.create_group("c");  // a's last stage at the latest (b's first stage may start here)
+    EXPECT_TRUE(a.test());
+    EXPECT_EQ(f.dataset("b").read<double>(), ramp(R * n, 0.5));  // a read needs b's flush complete
+    EXPECT_TRUE(second.test());
+    EXPECT_NO_THROW(a.wait());
+    EXPECT_NO_THROW(second.wait());
+  }
+  auto f = File::open(path, Mode::Read, options());
+  EXPECT_EQ(f.dataset("a").read<double>(), ramp(R * n, 0.0));
+  EXPECT_EQ(f.dataset("b").read<double>(), ramp(R * n, 0.5));
+}

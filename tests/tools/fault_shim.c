@@ -4,9 +4,10 @@
  *   H5LOOM_FAULT_CALL   pwrite | fdatasync
  *   H5LOOM_FAULT_PATH   a substring of the path of the file (e.g. ".loom/commits")
  *   H5LOOM_FAULT_SKIP   matching calls that succeed before the first failure (default 0)
+ *   H5LOOM_FAULT_TIMES  matching calls that fail after them (default: every one)
  *   H5LOOM_FAULT_ERRNO  the errno to fail with (default EIO)
  *
- * Every matching call after the skipped ones fails. */
+ * Every matching call after the skipped ones fails, or the first TIMES of them. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,7 +28,10 @@ static int fault_here(const char *call, int fd) {
   if (!strstr(target, path)) return 0;
   static long seen = 0;
   const char *skip = getenv("H5LOOM_FAULT_SKIP");
-  if (seen++ < (skip ? atol(skip) : 0)) return 0;
+  const long skipped = skip ? atol(skip) : 0, index = seen++;
+  if (index < skipped) return 0;
+  const char *times = getenv("H5LOOM_FAULT_TIMES");
+  if (times && index - skipped >= atol(times)) return 0;
   const char *e = getenv("H5LOOM_FAULT_ERRNO");
   errno = e ? atoi(e) : EIO;
   return 1;

@@ -39,6 +39,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,17 @@ struct AsyncFile : engine::ForwardingEngine::WrappedFile {
   int in_flight = 0;
   // The flush whose collective part has not run yet (the program's thread only).
   std::shared_ptr<FlushTicket> pending;
+  // A durable flush whose collective part ran in stages (Engine::
+  // flush_in_stages) and whose last stage has not: the log engine's commit
+  // record, its syncs running meanwhile. Finished when the next flush's
+  // collective part runs - so after the program's next computation - or at
+  // a call that needs the flush complete (below). Declared after `inner`'s
+  // base, so it goes before the inner file does.
+  struct Committing {
+    std::shared_ptr<FlushTicket> ticket;
+    RequestPtr rest;
+  };
+  std::optional<Committing> committing;
   // This rank's first error in a queued task: written by the mover, read by
   // the program's thread after Mover::wait (whose lock orders the two).
   mpi::CaughtError queued_error;
@@ -214,9 +226,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
     std::shared_ptr<FlushTicket> before = complete_pending(f);
     Engine* inner = &this->inner();
     FileHandle* inner_file = f.inner.get();
-    // A mover that is behind would only make the flush wait for a sync of
-    // its own: the flush's sync does it then.
-    const FlushLevel early = mover_behind ? FlushLevel::Visible : level;
+    // A mover that is behind (writes go through) would only make the flush
+    // wait for a sync of its own: the flush's sync does it then.
+    const FlushLevel early =
+        settings_.write_through == Settings::Through::Auto && mover_behind ? FlushLevel::Visible : level;
     f.staged.push_back(Task{[&f, inner, inner_file, early] {
                               run_queued(f, "preparing a flush", "",
                                          [&] { inner->prepare_flush(*inner_file, early); });
@@ -239,6 +252,8 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
   // Its own flush() prepares the inner one; nothing to do for an outer wrapper.
   void prepare_flush(FileHandle&, FlushLevel) override {}
+  // Its own flush() already leaves the inner flush's stages to later calls.
+  RequestPtr flush_in_stages(FileHandle& fh) override { return flush(fh, FlushLevel::Durable); }
 
   void close(FileHandle& fh) override {
     auto& f = cast(fh);
@@ -303,7 +318,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
     bool test() override { return ticket_->done; }
     void wait() override {
       // A completed flush never touches the file again (it may be closed).
-      if (!ticket_->done) engine_.complete_pending(file_);
+      if (!ticket_->done) {
+        engine_.complete_pending(file_);
+        engine_.finish_committing(file_);
+      }
       if (ticket_->error.code) mpi::throw_error(ticket_->error.code, ticket_->error.msg);
     }
 
@@ -382,19 +400,38 @@ class AsyncEngine final : public engine::ForwardingEngine {
   // the mover finishes with the file; with `all_writes` the staged writes go
   // first. An error of the flush is raised here too, on every rank (as well
   // as at its wait).
+  // A flush whose last stage is pending stays so for calls that leave the
+  // staged writes staged (they make objects, which needs no complete flush).
   void settle(AsyncFile& f, bool all_writes) {
     std::shared_ptr<FlushTicket> t = complete_pending(f);
-    if (all_writes) send_staged(f);
+    if (all_writes) {
+      std::shared_ptr<FlushTicket> last = finish_committing(f);
+      if (!t || !t->error.code) t = last;
+      send_staged(f);
+    }
     wait_for_mover(f);
     if (t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
   }
 
   // Collective: the collective part of the pending flush, if there is one,
   // once the mover has run everything before it. Returns the flush completed.
+  // The flush before it, if its last stage is pending, finishes first (the
+  // flushes of a file complete in order); if it failed, it is the one returned.
   std::shared_ptr<FlushTicket> complete_pending(AsyncFile& f) {
     std::shared_ptr<FlushTicket> t = std::move(f.pending);
     f.pending.reset();
     if (!t) return t;
+    if (std::shared_ptr<FlushTicket> older = finish_committing(f); older && older->error.code) {
+      complete(f, t);
+      return older;
+    }
+    complete(f, t);
+    return t;
+  }
+
+  // Collective: the collective part of the flush `t`, once the mover has run
+  // everything before it.
+  void complete(AsyncFile& f, const std::shared_ptr<FlushTicket>& t) {
     // Writes went through since the last flush, and the program then left
     // the mover at least as much time as they took: copying pays again.
     if (f.through_ns > 0 && now_ns() - f.flush_handed_ns >= f.through_ns) mover_behind = false;
@@ -403,14 +440,40 @@ class AsyncEngine final : public engine::ForwardingEngine {
     // The inner flush runs even after a write failed on some rank: it lets go
     // of the buffers lent until this flush, which the program may free once
     // the flush has completed, failed or not. Both steps are collective.
+    // A durable flush runs in stages: its last one (the log engine's commit
+    // record) waits for the next call that needs the flush complete, and the
+    // syncs run meanwhile.
     mpi::CaughtError flushed;
-    flushed.run([&] { engine::wait(inner().flush(*f.inner, t->level)); });
+    RequestPtr rest;
+    flushed.run([&] {
+      if (t->level == FlushLevel::Durable) rest = inner().flush_in_stages(*f.inner);
+      else engine::wait(inner().flush(*f.inner, t->level));
+    });
     t->error.run([&] {
       share_queued_error(f);
       if (flushed.code) mpi::throw_error(flushed.code, flushed.msg);
     });
+    if (rest && !rest->test()) {
+      if (!t->error.code) {
+        f.committing = AsyncFile::Committing{t, std::move(rest)};
+        return;
+      }
+      mpi::CaughtError ignored;  // a write failed: the flush reports that; its rest completes now
+      ignored.run([&] { rest->wait(); });
+    }
     t->done = true;
-    return t;
+  }
+
+  // Collective: the last stage of a flush made in stages, if one is
+  // pending. Returns that flush (its error is in its ticket).
+  std::shared_ptr<FlushTicket> finish_committing(AsyncFile& f) {
+    if (!f.committing) return nullptr;
+    AsyncFile::Committing c = std::move(*f.committing);
+    f.committing.reset();
+    wait_for_mover(f);  // the inner engine never sees two calls at once
+    c.ticket->error.run([&] { c.rest->wait(); });
+    c.ticket->done = true;
+    return c.ticket;
   }
 
   // Collective: raises on every rank the queued error of the lowest rank that has one.

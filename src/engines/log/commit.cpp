@@ -99,9 +99,9 @@ void make_visible(LogFile& f) {
   pipe.open_round();
 }
 
-bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<FrontSum()>& front_sum,
-            bool force) {
+bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool force) {
   if (!f.writable()) return false;
+  finish_commit(f);  // one at a time: this one's epoch number follows that one's
   Writing& w = *f.writing;
   WritePipeline& pipe = *w.pipeline;
   // The blocks get their places first, so that the index is exchanged
@@ -120,20 +120,21 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
   // so that its sync of the data covers it too: data and index are durable
   // after one sync round, and only when all have done so does the commit
   // record go out.
-  const uint64_t epoch = f.committed.epoch + 1;
-  CommitRecord c;
+  PendingCommit p;
+  p.epoch = f.committed.epoch + 1;
   on_root(f.team, [&] {
     if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
       w.epoch.visible_entries.insert(w.epoch.visible_entries.end(), all.begin(), all.end());
       all.swap(w.epoch.visible_entries);
     }
     IndexRecord rec;
-    rec.epoch = epoch;
+    rec.epoch = p.epoch;
     rec.entry_count = w.epoch.visible_count + entries.total;
     rec.meta = meta.data(), rec.meta_size = meta.size();
     rec.entries = all.data(), rec.entries_size = all.size();
     const std::vector<unsigned char> bytes = rec.encode();
-    c.epoch = epoch;
+    CommitRecord& c = p.record;
+    c.epoch = p.epoch;
     c.index_offset = pipe.log_end() + placed.total;  // after the bytes write_placed moves
     c.index_size = bytes.size();
     c.index_crc = crc32c(bytes.data(), bytes.size());
@@ -142,73 +143,109 @@ bool commit(LogFile& f, const std::function<void()>& while_writing, const std::f
   });
 
   // Who makes the data durable: every aggregator its own writes, rank 0 the
-  // index record, and one rank per node the region writes of its node (a
-  // sync flushes the node's pages of the file, whoever wrote them).
+  // index record, one rank per node the region writes of its node (a sync
+  // flushes the node's pages of the file, whoever wrote them), and a rank
+  // whose buffer went to its region in this write-out (its node's first rank
+  // may have started before that write). Each starts its sync on a helper
+  // thread as soon as its own writes are out: the data reaches the device
+  // while a front file is built (`while_writing`), and - under the async
+  // wrapper, which finishes the commit later - while the program computes.
+  // So does rank 0 with the directories of a new file.
   const AggregatorTransport& transport = pipe.transport();
-  bool syncs = transport.is_aggregator() || f.team.rank == 0 ||
-               (transport.node_leader() && pipe.regions().written_in_epoch());
-  // With a front file to build, each of them starts its sync on a helper
-  // thread as soon as its own writes are out, so that the data reaches the
-  // device while the builder builds; a rank whose buffer went to its region
-  // in this write-out syncs it too (its node's first rank may have started
-  // before that write). So does rank 0 with the directories of a new file.
-  const bool overlap = w.settings.sync && bool(while_writing);
-  syncs = syncs || (overlap && placed.own.nbytes > 0);
-  std::future<int> data_synced, names_synced;
+  const bool syncs = w.settings.sync &&
+                     (transport.is_aggregator() || f.team.rank == 0 ||
+                      (transport.node_leader() && pipe.regions().written_in_epoch()) || placed.own.nbytes > 0);
   auto start_syncs = [&] {
-    if (!overlap) return;
-    if (syncs) data_synced = in_background([&f] { return f.log->sync(); });
-    if (!w.names_to_sync.empty()) names_synced = in_background([&f] { return sync_names(f); });
+    if (syncs) p.data_synced = in_background([&f] { return f.log->sync(); });
+    if (w.settings.sync && !w.names_to_sync.empty()) p.names_synced = in_background([&f] { return sync_names(f); });
   };
   pipe.write_placed(placed, while_writing, start_syncs);
   pipe.pieces().clear();
-  // [0]: the log synced, [1]: the new file's names (rank 0).
-  int synced[2] = {1, 1}, all_synced[2] = {0, 0};
-  if (data_synced.valid()) synced[0] = data_synced.get() == 0 ? 1 : 0;
-  if (names_synced.valid()) synced[1] = names_synced.get() == 0 ? 1 : 0;
-  if (w.settings.sync && !overlap && syncs) synced[0] = f.log->sync() == 0 ? 1 : 0;
-  if (w.settings.sync && !w.names_to_sync.empty() && synced[1]) synced[1] = sync_names(f) == 0 ? 1 : 0;
-  MPI_Allreduce(synced, all_synced, 2, MPI_INT, MPI_MIN, f.team.comm);
-  if (!all_synced[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
-  if (!all_synced[1])
-    throw IOError("cannot sync the directories holding the new files of '" + f.path + "' (" + directory_of(f.path) +
-                  " and its parent) to storage");
-  // The front file built meanwhile is named in the commit record (its CRC32C).
-  FrontSum front;
-  if (front_sum) front = front_sum(), c.front_crc = front.crc;
 
-  uint64_t new_end = 0;
-  on_root(f.team, [&] {
-    c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count());
-    // The commit record goes last: until it is on disk, the epoch does not exist.
-    const auto bytes = c.encode();
-    try {
-      w.commits->write(bytes.data(), bytes.size(), f.committed.commits_end, "writing a commit record of " + f.where());
-      if (w.settings.sync)
-        if (const int err = w.commits->sync())
-          throw IOError(with_reason(
-              "cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")", err));
-    } catch (const Error&) {
-      // The flush failed: its record is taken back (as far as the storage
-      // still lets us), so that a reader does not see an epoch we reported lost.
-      (void)w.commits->truncate(f.committed.commits_end);
-      throw;
-    }
-    new_end = c.log_end;
-  });
-  MPI_Bcast(&new_end, 1, MPI_UINT64_T, 0, f.team.comm);
-  f.committed.log_end = new_end;
-  f.committed.epoch = epoch;
-  f.committed.commits_end += kCommitRecordSize;
-  if (front.crc) f.catalog.tree.fronts.push_back(front);
+  // The next epoch opens now, after this one's index record: writes made
+  // before this commit finishes belong to it.
+  p.log_end = p.record.log_end;
+  MPI_Bcast(&p.log_end, 1, MPI_UINT64_T, 0, f.team.comm);
   w.epoch = OpenEpoch{};
-  pipe.start_epoch(epoch + 1, new_end);
+  pipe.start_epoch(p.epoch + 1, p.log_end);
+  w.committing = std::move(p);
+  return true;
+}
+
+void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum) {
+  if (!f.writing || !f.writing->committing) return;
+  Writing& w = *f.writing;
+  PendingCommit p = std::move(*w.committing);
+  w.committing.reset();
+  // Whatever happens below, the commit's request learns it (on every rank:
+  // every error here is raised on every rank).
+  struct Report {
+    CommitOutcome& out;
+    bool finished = false;
+    ~Report() {
+      out.done = true;
+      if (!finished && !out.error.code) out.error = {int(ErrorCode::IO), "the commit did not complete"};
+    }
+  } report{*p.outcome};
+  try {
+    f.require_usable();  // a handle a failure made unusable since the commit began commits nothing
+    // [0]: the log synced, [1]: the new file's names (rank 0).
+    int synced[2] = {1, 1}, all_synced[2] = {0, 0};
+    if (p.data_synced.valid()) synced[0] = p.data_synced.get() == 0 ? 1 : 0;
+    if (p.names_synced.valid()) synced[1] = p.names_synced.get() == 0 ? 1 : 0;
+    MPI_Allreduce(synced, all_synced, 2, MPI_INT, MPI_MIN, f.team.comm);
+    if (!all_synced[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
+    if (!all_synced[1])
+      throw IOError("cannot sync the directories holding the new files of '" + f.path + "' (" +
+                    directory_of(f.path) + " and its parent) to storage");
+    // A front file built while the data moved is named in the commit record (its CRC32C).
+    FrontSum front;
+    if (front_sum) front = front_sum(), p.record.front_crc = front.crc;
+
+    on_root(f.team, [&] {
+      CommitRecord& c = p.record;
+      c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count());
+      // The commit record goes last: until it is on disk, the epoch does not exist.
+      const auto bytes = c.encode();
+      try {
+        w.commits->write(bytes.data(), bytes.size(), f.committed.commits_end,
+                         "writing a commit record of " + f.where());
+        if (w.settings.sync)
+          if (const int err = w.commits->sync())
+            throw IOError(with_reason(
+                "cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")", err));
+      } catch (const Error&) {
+        // The flush failed: its record is taken back (as far as the storage
+        // still lets us), so that a reader does not see an epoch we reported lost.
+        (void)w.commits->truncate(f.committed.commits_end);
+        throw;
+      }
+    });
+    f.committed.log_end = p.log_end;
+    f.committed.epoch = p.epoch;
+    f.committed.commits_end += kCommitRecordSize;
+    if (front.crc) f.catalog.tree.fronts.push_back(front);
+    report.finished = true;
+  } catch (const Error& e) {
+    p.outcome->error = {int(e.code()), e.what()};
+    throw;
+  } catch (const std::exception& e) {
+    p.outcome->error = {int(ErrorCode::Generic), e.what()};
+    throw;
+  }
+}
+
+bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<FrontSum()>& front_sum,
+            bool force) {
+  if (!begin_commit(f, while_writing, force)) return false;
+  finish_commit(f, front_sum);
   return true;
 }
 
 void close_epoch(LogFile& f) {
+  finish_commit(f);  // a commit begun by an earlier flush, first
   Writing& w = *f.writing;
   if (!w.settings.front_file) {
     commit(f);

@@ -25,16 +25,25 @@ void record(LogFile& f, Json op);
 // without this call. (For a "visible" flush that is not a durable one.)
 void make_visible(LogFile& f);
 
-// Collective: ends the epoch if anything happened in it. After it returns the
-// epoch is on disk with its commit record, and every rank's index has it.
-// `while_writing` (if given, and only if there is an epoch to commit) runs on
-// every rank once the index is complete, while the data moves (on a rank that
-// writes its own bytes alone, after them); with `sync`, the data is synced
-// meanwhile.
-// `front_sum` (if given; collective) returns the checksum of the front file
-// `while_writing` built (crc 0: none), for the epoch's commit record;
-// `force` commits an epoch even if nothing happened (to record that checksum).
-// Returns whether there was an epoch to commit.
+// Collective: ends the epoch if anything happened in it, in two halves.
+//
+// begin_commit places and writes the epoch's data and index record, starts
+// their syncs on helper threads, and opens the next epoch: every rank's index
+// has the epoch's blocks, and writes made from here on belong to the next
+// epoch. It first finishes a commit still pending. Returns whether there was
+// an epoch to commit (then it is pending in Writing::committing).
+// `while_writing` (if given) runs on every rank once the index is complete,
+// while the data moves (on a rank that writes its own bytes alone, after
+// them); with `sync`, the data is synced meanwhile. `force` commits an epoch
+// even if nothing happened (to record a front file's checksum).
+bool begin_commit(LogFile& f, const std::function<void()>& while_writing = {}, bool force = false);
+// finish_commit waits for those syncs, agrees on them, and writes (and
+// syncs) the commit record: the epoch exists from then on. Nothing to do if
+// no commit is pending. `front_sum` (if given; collective) returns the
+// checksum of the front file `while_writing` built (crc 0: none), for the
+// commit record. Its outcome goes to the pending commit's CommitOutcome too.
+void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum = {});
+// Both at once: after it returns the epoch is on disk with its commit record.
 bool commit(LogFile& f, const std::function<void()>& while_writing = {},
             const std::function<FrontSum()>& front_sum = {}, bool force = false);
 

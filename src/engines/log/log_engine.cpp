@@ -24,6 +24,30 @@ using engine::FileHandle;
 using engine::OpenMode;
 using namespace logfmt;
 
+namespace {
+
+// The rest of a commit begun by flush_in_stages: its commit record. Finished
+// at wait() - or earlier by the file itself (its next flush, or close), in
+// which case wait() only reports the outcome. Waited or dropped before the
+// file goes (the async wrapper does).
+class CommitRequest final : public engine::Request {
+ public:
+  CommitRequest(LogFile& f, std::shared_ptr<CommitOutcome> outcome) : file_(f), outcome_(std::move(outcome)) {}
+  bool test() override { return outcome_->done; }
+  void wait() override {
+    if (!outcome_->done) file_.writing_step([&] { finish_commit(file_); });  // raises its error here
+    if (!outcome_->done)
+      throw IOError(file_.where() + ": the commit of a flush was abandoned (its file was closed first)");
+    if (outcome_->error.code) mpi::throw_error(outcome_->error.code, outcome_->error.msg);
+  }
+
+ private:
+  LogFile& file_;
+  std::shared_ptr<CommitOutcome> outcome_;
+};
+
+}  // namespace
+
 class LogEngine final : public engine::Engine {
  public:
   explicit LogEngine(Settings s) : settings_(std::move(s)) {}
@@ -81,6 +105,7 @@ class LogEngine final : public engine::Engine {
   engine::RequestPtr flush(FileHandle& fh, engine::FlushLevel level) override {
     auto& f = cast(fh);
     if (!f.writable()) return nullptr;  // nothing was put: put() refuses a read-only file
+    f.writing_step([&] { finish_commit(f); });  // one begun by flush_in_stages, first
     share_held(f);
     hand_over_deferred(f);
     // After 2^24 - 1 visible flushes in one epoch the block entries' round
@@ -89,6 +114,21 @@ class LogEngine final : public engine::Engine {
       f.writing_step([&] { commit(f); });
     else f.writing_step([&] { make_visible(f); });
     return nullptr;
+  }
+
+  // A durable flush whose commit record is left to the returned request: the
+  // syncs of the epoch's data and index run on helper threads meanwhile, and
+  // the next epoch is open (commit.hpp: begin_commit).
+  engine::RequestPtr flush_in_stages(FileHandle& fh) override {
+    auto& f = cast(fh);
+    if (!f.writable()) return nullptr;
+    f.writing_step([&] { finish_commit(f); });
+    share_held(f);
+    hand_over_deferred(f);
+    bool begun = false;
+    f.writing_step([&] { begun = begin_commit(f); });
+    if (!begun) return nullptr;
+    return std::make_unique<CommitRequest>(f, f.writing->committing->outcome);
   }
 
   // The local part of a flush, early (the async wrapper's background

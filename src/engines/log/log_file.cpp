@@ -121,6 +121,7 @@ void close_log_file(LogFile& f) {
   struct Release {  // whatever happens below, the handle's resources go
     LogFile& f;
     ~Release() {
+      if (f.writing) f.writing->committing.reset();  // its helper threads sync the log: joined first
       f.log.reset();
       if (!f.writing) return;
       f.writing->commits.reset();

@@ -4,6 +4,8 @@
 // it is opened and closed.
 #pragma once
 
+#include <future>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -29,6 +31,25 @@ struct OpenEpoch {
   std::vector<unsigned char> visible_entries;
 };
 
+// The outcome of a commit begun by begin_commit (commit.hpp), which its
+// request reads: shared, since the request may outlive the file.
+struct CommitOutcome {
+  bool done = false;
+  mpi::CaughtError error;  // code 0: committed
+};
+
+// A commit begun whose commit record is not written yet: the epoch's data and
+// index record are written, their syncs run on helper threads, and the next
+// epoch is open (commit.hpp: begin_commit, finish_commit).
+struct PendingCommit {
+  uint64_t epoch = 0;                  // the epoch it commits
+  uint64_t log_end = 0;                // where the log's valid bytes end once it is committed
+  logfmt::CommitRecord record;         // rank 0's; the time and the front file's checksum come at the end
+  std::future<int> data_synced;        // the log's fdatasync (0 or errno); not valid: this rank does not sync
+  std::future<int> names_synced;       // rank 0 of a new file: its directories (sync_names)
+  std::shared_ptr<CommitOutcome> outcome = std::make_shared<CommitOutcome>();
+};
+
 // What only a writer has.
 struct Writing {
   explicit Writing(const Settings& s) : settings(s) {}
@@ -50,6 +71,8 @@ struct Writing {
   // names, synced before the first commit record (sync_names), not at create:
   // the first commit syncs them while the data is synced.
   std::vector<std::string> names_to_sync;
+  // A commit begun and not finished (at most one).
+  std::optional<PendingCommit> committing;
 };
 
 
