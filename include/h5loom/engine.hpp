@@ -219,11 +219,11 @@ class Engine {
   virtual void prepare_flush(FileHandle& f, FlushLevel level) {}
   // A durable flush whose last step may be left to the returned request (v9).
   // The async wrapper calls it where a flush's collective part runs, and
-  // waits for the request, on every rank, at its next collective call that
-  // needs the flush complete. Until then it makes only calls that make
-  // groups, datasets, named datatypes or attributes, questions, put() and
-  // prepare_flush(). The log engine leaves its commit record to the request:
-  // its syncs run meanwhile. The default: flush(f, Durable), complete.
+  // waits for the request, on every rank, at a later collective call. Any
+  // call may come meanwhile; an engine finishes the pending stage itself
+  // where it must (the log engine at its next flush and at close). The log
+  // engine leaves its commit record to the request: its syncs run
+  // meanwhile. The default: flush(f, Durable), complete.
   virtual RequestPtr flush_in_stages(FileHandle& f) { return flush(f, FlushLevel::Durable); }
   // Writes whatever was put and not flushed, durably, and releases the handle.
   virtual void close(FileHandle& f) = 0;

@@ -26,6 +26,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ using namespace crashvals;
 
 int main(int argc, char** argv) try {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N]\n");
+    std::fprintf(stderr, "usage: crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N] [--append] [--flush-async]\n");
     return 2;
   }
   std::string path = argv[1];
@@ -46,11 +47,17 @@ int main(int argc, char** argv) try {
   o.engine = "log";
   uint64_t big_bytes = 8192;
   bool append = false;
+  // Each step ends with flush_async, completed in the next step: with the
+  // async wrapper, step K+1's group is made and its big box written into the
+  // log (written through) while step K's commit record still waits.
+  bool flush_async = false;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--big-bytes") == 0 && i + 1 < argc)
       big_bytes = std::stoull(argv[++i]);
     else if (std::strcmp(argv[i], "--append") == 0)
       append = true;
+    else if (std::strcmp(argv[i], "--flush-async") == 0)
+      flush_async = true;
     else
       o.engine = argv[i];
   }
@@ -80,9 +87,24 @@ int main(int argc, char** argv) try {
     return f.create_dataset("series", series);
   }();
 
+  Request step_flushed;  // --flush-async: the last step's flush
+  auto mark_step = [&](uint64_t k) {
+    if (!step_flushed.test()) throw UsageError("step " + std::to_string(k) + "'s flush did not complete");
+    if (r == 0) mark(("step " + std::to_string(k)).c_str());
+  };
   for (uint64_t k = first; k < p.steps; ++k) {
+    std::vector<double> bigv(p.br * p.bc);
+    for (uint64_t i = 0; i < bigv.size(); ++i) bigv[i] = value(k, kBig, r, i);
+    std::optional<Dataset> early_big;
+    if (flush_async && k > first) {
+      // Before the flush point below completes step k-1: its commit record waits.
+      auto g = f.create_group(step_name(k));
+      early_big = g.create_dataset<double>("big", {size * p.br, p.bc});
+      early_big->write_copy(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);
+    }
     ser.extend({(k + 1) * size * p.rows, p.c});  // a flush point
-    auto g = f.create_group(step_name(k));
+    if (flush_async && k > first) mark_step(k - 1);
+    auto g = early_big ? f.group(step_name(k)) : f.create_group(step_name(k));
     g.set_attribute("step", k);
     g.set_attribute("label", step_label(k));
 
@@ -103,10 +125,11 @@ int main(int argc, char** argv) try {
       ser.write_copy(Selection::box({(k * size + r) * p.rows + i, 0}, {1, p.c}), row);
     }
 
-    auto big = g.create_dataset<double>("big", {size * p.br, p.bc});
-    std::vector<double> bigv(p.br * p.bc);
-    for (uint64_t i = 0; i < bigv.size(); ++i) bigv[i] = value(k, kBig, r, i);
-    big.write(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);  // bigv lives until the flush
+    auto big = early_big ? *early_big : g.create_dataset<double>("big", {size * p.br, p.bc});
+    if (flush_async && !early_big)
+      big.write_copy(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);  // bigv goes before the flush completes
+    else if (!early_big)
+      big.write(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);  // bigv lives until the flush
     big.set_attribute("ranks", int64_t(size));
 
     auto ids = g.create_dataset<int32_t>("ids", {p.n * size});
@@ -120,10 +143,15 @@ int main(int argc, char** argv) try {
     sparse.write_copy(Selection::box({r * p.n}, {half.size()}), half);
 
     f.set_attribute("last_step", k);
+    if (flush_async) {
+      step_flushed = f.flush_async();
+      continue;
+    }
     f.flush();
     if (r == 0) mark(("step " + std::to_string(k)).c_str());
   }
   f.close();
+  if (flush_async && p.steps > first) mark_step(p.steps - 1);
   if (r == 0) mark("closed");
   return 0;
 } catch (const h5loom::Error& e) {

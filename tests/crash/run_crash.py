@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-# name: (engine configuration, bytes of each rank's box of /stepK/big[, explorer options])
+# name: (engine configuration, bytes of each rank's box of /stepK/big[, explorer options[, writer options]])
 CONFIGS = {
     # defaults: 1 MiB boxes are large writes, written into 64 MiB regions
     "defaults": ('{"engine":"log"}', 1 << 20),
@@ -39,8 +39,12 @@ CONFIGS = {
     "agg1": ('{"engine":"log","log":{"aggregators":1,"buffer_size":4096}}', 8192),
     # no syncs: the engine promises only to survive a killed process, so only those states are built
     "nosync": ('{"engine":"log","log":{"aggregators":"all","sync":false}}', 8192, ["--process-crash"]),
+    # the async wrapper, each step's flush completed in the next step: the next
+    # step's data reaches the log while the commit record waits (its writes
+    # made at once: write_through always)
+    "async": ('{"engine":"log","wrappers":["async"],"async":{"write_through":"always"}}', 1 << 20, [], ["--flush-async"]),
 }
-DEFAULT_CONFIGS = ["defaults", "regions", "aggall", "agg1", "nosync"]
+DEFAULT_CONFIGS = ["defaults", "regions", "aggall", "agg1", "nosync", "async"]
 
 
 def run(cmd, timeout, **kw):
@@ -122,6 +126,7 @@ def main():
     for config in args.configs:
         engine, big, *more = CONFIGS[config]
         model_args = more[0] if more else []
+        writer_args = more[1] if len(more) > 1 else []
         for np_ in args.ranks:
             tmp = tempfile.mkdtemp(prefix=f"h5loom-crash-{config}-np{np_}-", dir=tmp_root)
             try:
@@ -129,7 +134,7 @@ def main():
                 for d in (run_dir, trace, work):
                     os.mkdir(d)
                 label = f"{config}-np{np_}"
-                took = record(label, tmp, run_dir, trace, [])
+                took = record(label, tmp, run_dir, trace, writer_args)
                 if took is None:
                     failed = True
                     continue
@@ -157,7 +162,7 @@ def main():
                                     p = os.path.join(root, name)
                                     kind = "d" if os.path.isdir(p) else "f"
                                     lst.write(f"{kind} {os.path.relpath(p, base)} {os.stat(p).st_ino}\n")
-                        swriter = record(slabel, tmp, base, strace, ["--append"])
+                        swriter = record(slabel, tmp, base, strace, ["--append", *writer_args])
                         if swriter is None:
                             failed = True
                             continue

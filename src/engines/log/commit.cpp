@@ -192,6 +192,9 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum) {
     // [0]: the log synced, [1]: the new file's names (rank 0).
     int synced[2] = {1, 1}, all_synced[2] = {0, 0};
     if (p.data_synced.valid()) synced[0] = p.data_synced.get() == 0 ? 1 : 0;
+    // A sync of the log made meanwhile for the next epoch (prepare_flush)
+    // that failed may have been the one the kernel told of this epoch's lost pages.
+    if (w.pipeline->early_sync_failed()) synced[0] = 0;
     if (p.names_synced.valid()) synced[1] = p.names_synced.get() == 0 ? 1 : 0;
     MPI_Allreduce(synced, all_synced, 2, MPI_INT, MPI_MIN, f.team.comm);
     if (!all_synced[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");

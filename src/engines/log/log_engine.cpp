@@ -28,16 +28,14 @@ namespace {
 
 // The rest of a commit begun by flush_in_stages: its commit record. Finished
 // at wait() - or earlier by the file itself (its next flush, or close), in
-// which case wait() only reports the outcome. Waited or dropped before the
-// file goes (the async wrapper does).
+// which case wait() only reports the outcome (a commit the file dropped when
+// it closed on an error reports that it was abandoned).
 class CommitRequest final : public engine::Request {
  public:
   CommitRequest(LogFile& f, std::shared_ptr<CommitOutcome> outcome) : file_(f), outcome_(std::move(outcome)) {}
   bool test() override { return outcome_->done; }
   void wait() override {
     if (!outcome_->done) file_.writing_step([&] { finish_commit(file_); });  // raises its error here
-    if (!outcome_->done)
-      throw IOError(file_.where() + ": the commit of a flush was abandoned (its file was closed first)");
     if (outcome_->error.code) mpi::throw_error(outcome_->error.code, outcome_->error.msg);
   }
 

@@ -42,6 +42,15 @@ struct CommitOutcome {
 // index record are written, their syncs run on helper threads, and the next
 // epoch is open (commit.hpp: begin_commit, finish_commit).
 struct PendingCommit {
+  PendingCommit() = default;
+  PendingCommit(PendingCommit&&) = default;
+  PendingCommit& operator=(PendingCommit&&) = default;
+  // Dropped unfinished (its file closed on an error first): its request says so.
+  ~PendingCommit() {
+    if (outcome && !outcome->done)
+      outcome->done = true, outcome->error = {int(ErrorCode::IO), "the flush's commit was abandoned: its file was "
+                                                                  "closed before the flush completed"};
+  }
   uint64_t epoch = 0;                  // the epoch it commits
   uint64_t log_end = 0;                // where the log's valid bytes end once it is committed
   logfmt::CommitRecord record;         // rank 0's; the time and the front file's checksum come at the end

@@ -102,8 +102,10 @@ void WritePipeline::write_to_region(BlockEntry e, const std::string& dataset, co
 void WritePipeline::sync_region_writes() {
   if (!settings_.sync || unsynced_region_bytes_ == 0) return;
   unsynced_region_bytes_ = 0;
-  if (const int err = log_.sync())
+  if (const int err = log_.sync()) {
+    early_sync_failed_ = true;
     regions_.fail(with_reason("cannot sync the region writes to the log of '" + path_ + "' (fdatasync)", err));
+  }
 }
 
 bool WritePipeline::wants_write_out() const {

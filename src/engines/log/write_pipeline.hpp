@@ -62,6 +62,10 @@ class WritePipeline {
   // and raised at the next placement, on every rank - the kernel reports a
   // write-back error to one sync only, so the commit's sync may not see it again.
   void sync_region_writes();
+  // Whether such a sync failed: it may have been the sync that saw a
+  // write-back error of a commit still pending (the kernel reports it once),
+  // so that commit may not complete either (finish_commit).
+  bool early_sync_failed() const { return early_sync_failed_; }
   // Whether this rank needs a write-out: its buffer is full, or borrowed
   // memory is waiting (the callers agree on it: write_out is collective).
   bool wants_write_out() const;
@@ -113,6 +117,7 @@ class WritePipeline {
   uint64_t counter_ = 0;  // this rank's write order (BlockEntry::counter)
   uint32_t round_ = 0;    // visible flushes so far in the open epoch (BlockEntry::round)
   uint64_t unsynced_region_bytes_ = 0;  // region writes since the last sync_region_writes
+  bool early_sync_failed_ = false;
   PieceList pieces_;
   // In this order: both are built collectively at open.
   AggregatorTransport transport_;
