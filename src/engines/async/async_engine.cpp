@@ -85,6 +85,8 @@ int64_t now_ns() {
 // One for the process (its mover is one, and a code that writes a file per
 // step gives every file the same time).
 constexpr int64_t kBehindNs = 1000000;
+// A computation the mover can hide writes behind is at least this long.
+constexpr int64_t kComputeNs = 10000000;
 std::atomic<bool> mover_behind{false};
 
 struct AsyncFile : engine::ForwardingEngine::WrappedFile {
@@ -433,8 +435,10 @@ class AsyncEngine final : public engine::ForwardingEngine {
   // everything before it.
   void complete(AsyncFile& f, const std::shared_ptr<FlushTicket>& t) {
     // Writes went through since the last flush, and the program then left
-    // the mover at least as much time as they took: copying pays again.
-    if (f.through_ns > 0 && now_ns() - f.flush_handed_ns >= f.through_ns) mover_behind = false;
+    // the mover time - twice as much as they took, and kComputeNs more:
+    // copying pays again. (The time also holds the program's own calls and,
+    // with more ranks than cores, waits for the other ranks - not computation.)
+    if (f.through_ns > 0 && now_ns() - f.flush_handed_ns >= 2 * f.through_ns + kComputeNs) mover_behind = false;
     f.through_ns = 0;
     wait_for_mover(f);
     // The inner flush runs even after a write failed on some rank: it lets go
