@@ -12,7 +12,7 @@
 //            collective call, so nothing overlapped - a write goes to the
 //            inner engine at once instead, on the program's thread, as
 //            without the wrapper (no copy, no hand-over), until a flush
-//            leaves the mover as much time as those writes took.
+//            leaves the mover clearly more time than those writes took.
 //   flush()  hands the batch and the inner prepare_flush() - the flush's
 //            local part: bytes moved and synced - to the mover and returns a
 //            request at once. Its collective part (the inner flush) runs on the
@@ -21,7 +21,11 @@
 //            comes first - the same point on every rank, since every rank
 //            makes the same calls. So one flush at most is pending; writes put
 //            meanwhile stay staged until it completes (they belong after it: a
-//            later write of another rank to the same elements must win).
+//            later write of another rank to the same elements must win). A
+//            durable flush runs there in stages where the inner engine has
+//            them (flush_in_stages): its last stage - the log engine's commit
+//            record - waits for the next flush's collective part or a call
+//            that needs it complete, while its syncs run.
 //   others   wait until the mover is done with the file, so that the inner
 //            engine never sees two calls at once. Questions (shapes, listings,
 //            attribute reads) do only that: they stay local. Calls that make
@@ -423,12 +427,9 @@ class AsyncEngine final : public engine::ForwardingEngine {
     std::shared_ptr<FlushTicket> t = std::move(f.pending);
     f.pending.reset();
     if (!t) return t;
-    if (std::shared_ptr<FlushTicket> older = finish_committing(f); older && older->error.code) {
-      complete(f, t);
-      return older;
-    }
+    std::shared_ptr<FlushTicket> older = finish_committing(f);
     complete(f, t);
-    return t;
+    return older && older->error.code ? older : t;
   }
 
   // Collective: the collective part of the flush `t`, once the mover has run
