@@ -150,7 +150,7 @@ void WritePipeline::start_epoch(uint64_t open_epoch, uint64_t log_end) {
   epoch_ = open_epoch;
   round_ = 0;
   log_end_ = log_end;
-  unsynced_region_bytes_ = 0;  // the commit synced them
+  unsynced_region_bytes_ = 0;  // the commit that opens this epoch syncs them
   regions_.new_epoch();
   open_round();
 }
