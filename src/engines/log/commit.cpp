@@ -177,17 +177,10 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum) {
   Writing& w = *f.writing;
   PendingCommit p = std::move(*w.committing);
   w.committing.reset();
-  // Whatever happens below, the commit's request learns it (on every rank:
+  // Its outcome goes to the commit's request too (the same on every rank:
   // every error here is raised on every rank).
-  struct Report {
-    CommitOutcome& out;
-    bool finished = false;
-    ~Report() {
-      out.done = true;
-      if (!finished && !out.error.code) out.error = {int(ErrorCode::IO), "the commit did not complete"};
-    }
-  } report{*p.outcome};
-  try {
+  mpi::CaughtError& failed = p.outcome->error;
+  failed.run([&] {
     f.require_usable();  // a handle a failure made unusable since the commit began commits nothing
     // [0]: the log synced, [1]: the new file's names (rank 0).
     int synced[2] = {1, 1}, all_synced[2] = {0, 0};
@@ -230,14 +223,9 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum) {
     f.committed.epoch = p.epoch;
     f.committed.commits_end += kCommitRecordSize;
     if (front.crc) f.catalog.tree.fronts.push_back(front);
-    report.finished = true;
-  } catch (const Error& e) {
-    p.outcome->error = {int(e.code()), e.what()};
-    throw;
-  } catch (const std::exception& e) {
-    p.outcome->error = {int(ErrorCode::Generic), e.what()};
-    throw;
-  }
+  });
+  p.outcome->done = true;
+  if (failed.code) mpi::throw_error(failed.code, failed.msg);
 }
 
 bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<FrontSum()>& front_sum,

@@ -103,9 +103,7 @@ class LogEngine final : public engine::Engine {
   engine::RequestPtr flush(FileHandle& fh, engine::FlushLevel level) override {
     auto& f = cast(fh);
     if (!f.writable()) return nullptr;  // nothing was put: put() refuses a read-only file
-    f.writing_step([&] { finish_commit(f); });  // one begun by flush_in_stages, first
-    share_held(f);
-    hand_over_deferred(f);
+    bring_in_for_flush(f);
     // After 2^24 - 1 visible flushes in one epoch the block entries' round
     // would overflow: the epoch commits instead.
     if (level == engine::FlushLevel::Durable || f.writing->pipeline->visible_round() >= logfmt::kMaxRound)
@@ -120,9 +118,7 @@ class LogEngine final : public engine::Engine {
   engine::RequestPtr flush_in_stages(FileHandle& fh) override {
     auto& f = cast(fh);
     if (!f.writable()) return nullptr;
-    f.writing_step([&] { finish_commit(f); });
-    share_held(f);
-    hand_over_deferred(f);
+    bring_in_for_flush(f);
     bool begun = false;
     f.writing_step([&] { begun = begin_commit(f); });
     if (!begun) return nullptr;
@@ -468,6 +464,14 @@ class LogEngine final : public engine::Engine {
     auto& f = cast(fh);
     if (!f.writable()) throw ReadOnlyError("cannot " + what + ": " + f.where() + " is open read-only");
     return f;
+  }
+
+  // What every flush does first: a commit begun by flush_in_stages finishes,
+  // and the writes held back join the epoch.
+  static void bring_in_for_flush(LogFile& f) {
+    f.writing_step([&] { finish_commit(f); });
+    share_held(f);
+    hand_over_deferred(f);
   }
 
   // Every rank's writes of datasets the metadata holds become metadata operations (collective).
