@@ -269,7 +269,8 @@ void close_epoch(LogFile& f) {
     if (f.team.rank == builder)
       front.run([&] {
         sum = build_front_file(*f.store, f.path, f.committed.header, f.catalog.tree, *f.catalog.index, epoch,
-                               w.settings.max_external_segments);
+                               w.settings.max_external_segments,
+                               w.settings.front_encoder == "hdf5" ? FrontEncoder::Library : FrontEncoder::Direct);
         if (w.settings.sync)
           front_synced = in_background([&f] { sync_front_file(*f.store, f.path); });
       });

@@ -10,6 +10,7 @@
 
 #include "engine/registry.hpp"
 #include "h5loom/h5loom.hpp"
+#include "engines/log/front_image.hpp"
 #include "engines/log/front_plan.hpp"
 #include "engines/log/held_values.hpp"
 #include "engines/log/index.hpp"
@@ -226,17 +227,91 @@ std::vector<std::string> types_first(const Tree& tree, std::vector<std::string> 
   return paths;
 }
 
+// Whether FrontImage can encode the front file of this tree itself: groups
+// and datasets only, each made once (no other links, no named datatypes),
+// datasets in the log as external storage or never written, of types and
+// with attributes it holds, no user block, no values held in the metadata.
+bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans, const std::vector<std::string>& paths) {
+  if (tree.userblock || !tree.held.empty() || !tree.type_users.empty()) return false;
+  for (const auto& p : paths) {
+    const Node& n = tree.nodes.at(p);
+    if (n.kind == ObjectKind::Group) {
+      if (!FrontImage::can_hold_members(n.order.size() + (p == "/" ? 3 : 0))) return false;
+    } else if (n.kind == ObjectKind::Dataset) {
+      const DatasetInfo& info = tree.datasets[std::size_t(n.dataset)];
+      const FrontPlan& plan = plans.at(n.dataset);
+      if (info.null_space || info.shape.empty()) return false;
+      if (plan.kind == FrontPlan::External) {
+        if (!FrontImage::can_hold(info.dtype.in_memory()) || !FrontImage::can_hold_segments(plan.segments.size()))
+          return false;
+      } else if (plan.kind != FrontPlan::Unwritten || !FrontImage::can_hold(info.dtype)) {
+        return false;
+      }
+    } else {
+      return false;  // a link, or a named datatype
+    }
+    if (p != "/" && !FrontImage::can_hold_name(p.substr(p.rfind('/') + 1))) return false;
+    if (!FrontImage::can_hold_members(n.attrs.size() + (p == "/" ? 3 : 0))) return false;
+    for (const auto& [name, value] : n.attrs)
+      if (!FrontImage::can_hold_name(name) || !FrontImage::can_hold(value)) return false;
+  }
+  return true;
+}
+
+// The front file of such a tree (can_encode_directly), encoded by FrontImage
+// and written to `tmp`: the same groups, datasets and attributes, in the same
+// order, as the library would make below.
+FrontSum encode_front_file(LogStore& store, const std::string& tmp, const LogHeader& header, const Tree& tree,
+                           const std::map<int, FrontPlan>& plans, const std::vector<std::string>& paths,
+                           const std::string& log_name, uint64_t epoch) {
+  FrontImage image;
+  image.add_attribute(FrontImage::kRoot, kFrontMarker, AttributeValue(log_name));
+  image.add_attribute(FrontImage::kRoot, kFrontId, AttributeValue(hex_id(header.file_id)));
+  image.add_attribute(FrontImage::kRoot, kFrontEpoch, AttributeValue(epoch));
+  std::map<std::string, int> made{{"/", FrontImage::kRoot}};
+  std::vector<std::pair<int, const Node*>> objects{{FrontImage::kRoot, &tree.nodes.at("/")}};
+  for (const auto& p : paths) {
+    if (p == "/") continue;
+    const Node& node = tree.nodes.at(p);
+    const std::size_t slash = p.rfind('/');
+    const int parent = made.at(slash == 0 ? "/" : p.substr(0, slash));
+    const std::string name = p.substr(slash + 1);
+    int k;
+    if (node.kind == ObjectKind::Group) {
+      k = image.add_group(parent, name);
+    } else {
+      const DatasetInfo& info = tree.datasets[std::size_t(node.dataset)];
+      const FrontPlan& plan = plans.at(node.dataset);
+      if (plan.kind == FrontPlan::External)  // the log's bytes as they were in memory (as below)
+        k = image.add_dataset(parent, name, info.dtype.in_memory(), info.shape, plan.segments, {});
+      else
+        k = image.add_dataset(parent, name, info.dtype, info.shape, {}, info.fill);
+    }
+    made.emplace(p, k);
+    objects.emplace_back(k, &node);
+  }
+  for (const auto& [k, node] : objects)
+    for (const auto& name : node->attr_order) {
+      if (k == FrontImage::kRoot && (name == kFrontMarker || name == kFrontId || name == kFrontEpoch)) continue;
+      image.add_attribute(k, name, node->attrs.at(name));
+    }
+  const std::vector<unsigned char> bytes = image.encode();
+  auto file = store.open(tmp, LogStore::Access::Create);
+  if (!file.file) throw IOError(with_reason("cannot create the front file '" + tmp + "'", file.error));
+  file.file->write(bytes.data(), bytes.size(), 0, "writing the front file '" + tmp + "'");
+  FrontSum sum;
+  sum.size = bytes.size();
+  sum.crc = crc32c(bytes.data(), bytes.size());
+  sum.epoch = epoch;
+  return sum;
+}
+
 }  // namespace
 
 FrontSum build_front_file(LogStore& store, const std::string& path, const LogHeader& header, const Tree& tree,
-                          const Index& index, uint64_t epoch, uint64_t max_segments) {
-  auto e = front_engine(tree.userblock);
+                          const Index& index, uint64_t epoch, uint64_t max_segments, FrontEncoder encoder) {
   const std::string tmp = front_tmp_path(path);
-  auto h = e->open(tmp, engine::OpenMode::Create, MPI_COMM_SELF);
   const std::string log_name = std::filesystem::path(path).filename().string() + ".loom/log";
-  e->write_attribute(*h, "/", kFrontMarker, AttributeValue(log_name));
-  e->write_attribute(*h, "/", kFrontId, AttributeValue(hex_id(header.file_id)));
-  e->write_attribute(*h, "/", kFrontEpoch, AttributeValue(epoch));
   std::vector<std::string> log_only;
   std::vector<std::pair<std::string, const Node*>> made;  // objects made, for their attributes and held values below
   // An object with hard links is made at the first of its names met; the
@@ -246,20 +321,38 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   std::map<uint64_t, std::string> dangling;                      // by token: the log-only soft link's target
   std::set<uint64_t> self_linked;  // groups holding a hard link to themselves (the hdf5 engine allows one)
   const std::vector<std::string> paths = types_first(tree, in_creation_order(tree));
-  // Every dataset's plan first: the arrays virtual datasets map are made of all their blocks.
+  // Every dataset's plan first: the arrays virtual datasets map are made of
+  // all their blocks. The encoder writes a segment of external storage in 24
+  // bytes; the library takes longer per segment the more a dataset has, and
+  // then a virtual dataset is cheaper.
   std::map<int, FrontPlan> plans;
   std::vector<LogArrays::Block> mapped;
-  for (const auto& p : paths) {
-    const Node& entry = tree.nodes.at(p);
-    if (!entry.link.empty() || !entry.external.file.empty() || entry.user_defined.link_class) continue;
-    const Node& node = entry.hard ? tree.nodes.at(tree.path_of_token(entry.hard)) : entry;
-    if (node.kind != ObjectKind::Dataset || plans.count(node.dataset)) continue;
-    const auto& plan = plans[node.dataset] = plan_front_dataset(tree, index, node.dataset, log_name, max_segments);
-    const Datatype dtype = tree.datasets[std::size_t(node.dataset)].dtype.in_memory();
-    for (const auto& b : plan.boxes)
-      for (uint64_t k = 0; k < b.repeat; ++k) mapped.push_back({dtype, b.offset + k * b.stride, product(b.count)});
+  auto plan_all = [&](uint64_t max_runs) {
+    plans.clear(), mapped.clear();
+    for (const auto& p : paths) {
+      const Node& entry = tree.nodes.at(p);
+      if (!entry.link.empty() || !entry.external.file.empty() || entry.user_defined.link_class) continue;
+      const Node& node = entry.hard ? tree.nodes.at(tree.path_of_token(entry.hard)) : entry;
+      if (node.kind != ObjectKind::Dataset || plans.count(node.dataset)) continue;
+      const auto& plan = plans[node.dataset] =
+          plan_front_dataset(tree, index, node.dataset, log_name, max_segments, max_runs);
+      const Datatype dtype = tree.datasets[std::size_t(node.dataset)].dtype.in_memory();
+      for (const auto& b : plan.boxes)
+        for (uint64_t k = 0; k < b.repeat; ++k) mapped.push_back({dtype, b.offset + k * b.stride, product(b.count)});
+    }
+  };
+  if (encoder == FrontEncoder::Direct) {
+    plan_all(FrontImage::kManySegments);
+    if (can_encode_directly(tree, plans, paths))
+      return encode_front_file(store, tmp, header, tree, plans, paths, log_name, epoch);
   }
+  plan_all(kFewExternalSegments);
   const LogArrays arrays(log_name, std::move(mapped));
+  auto e = front_engine(tree.userblock);
+  auto h = e->open(tmp, engine::OpenMode::Create, MPI_COMM_SELF);
+  e->write_attribute(*h, "/", kFrontMarker, AttributeValue(log_name));
+  e->write_attribute(*h, "/", kFrontId, AttributeValue(hex_id(header.file_id)));
+  e->write_attribute(*h, "/", kFrontEpoch, AttributeValue(epoch));
   for (const auto& p : paths) {
     const Node& entry = tree.nodes.at(p);
     if (!entry.link.empty()) {

@@ -21,10 +21,15 @@ constexpr const char* kFrontMarker = "_h5loom_log";
 constexpr const char* kFrontId = "_h5loom_log_id";        // the log's file id, hex
 constexpr const char* kFrontEpoch = "_h5loom_log_epoch";  // the epoch the front file shows
 
+// How the front file is made: encoded by the engine itself where its tree
+// allows (front_image.hpp), or always by HDF5's library (knob `front_encoder`).
+enum class FrontEncoder { Direct, Library };
+
 // Builds the front file of the log of `path` beside it (NAME.loom/front.tmp),
 // showing `epoch` of the tree and index given. Returns its size and checksum.
 FrontSum build_front_file(LogStore& store, const std::string& path, const logfmt::LogHeader& header,
-                          const Tree& tree, const Index& index, uint64_t epoch, uint64_t max_external_segments);
+                          const Tree& tree, const Index& index, uint64_t epoch, uint64_t max_external_segments,
+                          FrontEncoder encoder);
 // Makes the built front file durable (fsync), before publish_front_file puts
 // it in place; it may run on another thread while the epoch commits.
 void sync_front_file(LogStore& store, const std::string& path);

@@ -130,8 +130,7 @@ std::vector<FrontPlan::Box> repeated_boxes(const std::vector<Shown>& boxes, uint
 }  // namespace
 
 FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
-                             uint64_t max_pieces) {
-  constexpr uint64_t kFewSegments = 64;
+                             uint64_t max_pieces, uint64_t max_runs) {
   FrontPlan plan;
   const DatasetInfo& info = tree.datasets[std::size_t(id)];
   const auto& entries = index.blocks(uint32_t(id));
@@ -154,10 +153,10 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   }
   shown = join_blocks(std::move(shown), es);
   // External storage needs the blocks' contiguous runs of the dataset
-  // (row-major) in dataset order, at most kFewSegments of them once runs that
+  // (row-major) in dataset order, at most max_runs of them once runs that
   // the log continues are joined. Runs of one block never join (they are not
   // adjacent in the dataset, else they would be one run), so a dataset of more
-  // runs than kFewSegments + blocks - 1 cannot have it: then the runs are not
+  // runs than max_runs + blocks - 1 cannot have it: then the runs are not
   // listed (a 4-D dataset of 200 tiles is 6400 runs), and only the boxes are
   // checked for overlaps, as a virtual dataset needs.
   struct Run { uint64_t first, length, offset; };
@@ -176,7 +175,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     shapes.push_back({inner, run, product(b.count) / std::max<uint64_t>(run, 1)});
     total_runs += shapes.back().count;
   }
-  if (total_runs <= kFewSegments + shown.size() - 1) {
+  if (total_runs <= max_runs + shown.size() - 1) {
     std::vector<Run> runs;
     runs.reserve(total_runs);
     for (std::size_t i = 0; i < shown.size(); ++i) {
@@ -211,9 +210,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
         segments.push_back({r.offset, r.length * es});
     }
     gaps = gaps || next != total;
-    // External storage even for tiles of many runs: HDF5 1.14 creates a dataset
-    // of 64 segments in less time than a virtual dataset of two boxes.
-    if (!gaps && segments.size() <= kFewSegments) {
+    if (!gaps && segments.size() <= max_runs) {
       plan.kind = FrontPlan::External;
       for (const auto& b : segments) plan.segments.push_back({log_name, b.offset, b.size});
       return plan;

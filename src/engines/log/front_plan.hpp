@@ -40,13 +40,15 @@ struct FrontPlan {
 // written (or every write is hidden by shrinks). Blocks that continue each
 // other in the log and in the dataset (a rank's tiles of successive steps)
 // are joined into one box first. External storage if the boxes tile it
-// exactly once in at most 64 runs of the log (cheap to create, readable by
-// any HDF5). Else a virtual dataset of its boxes if they do not overlap,
+// exactly once in at most `max_runs` runs of the log (readable by any HDF5;
+// kFewExternalSegments for HDF5's library, which makes a dataset of 64 of
+// them faster than a virtual dataset of two boxes). Else a virtual dataset of its boxes if they do not overlap,
 // number at most `max_pieces`, and no shrink hides part of one (never-written
 // elements read as the fill value, as in the log). Else the data stays in the
 // log only.
+constexpr uint64_t kFewExternalSegments = 64;
 FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const std::string& log_name,
-                             uint64_t max_pieces);
+                             uint64_t max_pieces, uint64_t max_runs = kFewExternalSegments);
 
 // The bytes of the blocks that virtual datasets map, as 1-D arrays: each
 // array a run of the log that mapped blocks of one element type fill end to

@@ -542,6 +542,9 @@ std::unique_ptr<Engine> make_log_engine(Knobs& knobs) {
   if (s.checksum_unit < 512 || s.checksum_unit > (1u << 30))
     knobs.bad_value("checksum_unit", std::to_string(s.checksum_unit) + " is outside [512, 2^30]");
   s.front_file = knobs.get<bool>("front_file", s.front_file);
+  s.front_encoder = knobs.get<std::string>("front_encoder", s.front_encoder);
+  if (s.front_encoder != "auto" && s.front_encoder != "hdf5")
+    knobs.bad_value("front_encoder", "'" + s.front_encoder + "' is not 'auto' or 'hdf5'");
   s.userblock = engine::userblock_knob(knobs);
   s.max_external_segments = knobs.get<uint64_t>("max_external_segments", s.max_external_segments);
   return std::make_unique<logengine::LogEngine>(s);

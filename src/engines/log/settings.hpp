@@ -31,6 +31,9 @@ struct Settings {
   bool sync = true;                              // fdatasync before each commit record
   uint64_t checksum_unit = 64 * 1024;
   bool front_file = true;
+  // "auto": the engine encodes the front file itself where the tree allows
+  // (front_image.hpp), HDF5's library the rest; "hdf5": always the library.
+  std::string front_encoder = "auto";
   uint64_t userblock = 0;  // of new files: bytes at the start of the front file that are the application's
   uint64_t max_external_segments = 2000;
 };

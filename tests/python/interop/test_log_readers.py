@@ -236,7 +236,7 @@ def test_shrunk_datasets_in_the_front_file(tmp_path):
 WRITE_STEPS = """
 import sys, numpy as np, h5loom
 S, A, R, C = 5, 4, 8, 4  # steps, arrays, rows and columns of a rank's tile
-with h5loom.File(sys.argv[1], "w", engine="log") as f:
+with h5loom.File(sys.argv[1], "w", engine={"engine": "log", "log": {"front_encoder": sys.argv[2]}}) as f:
     n, r = f.size, f.rank
     def tile(s, a):
         return (1000 * s + 100 * a + 10 * r + np.arange(R * C, dtype=np.float64)).reshape(R, C)
@@ -265,7 +265,7 @@ with h5loom.File(sys.argv[1], "w", engine="log") as f:
 """
 
 
-def check_step_file(path, n):
+def check_step_file(path, n, encoder):
     S, A, R, C = 5, 4, 8, 4
     tile = lambda s, a, r: (1000 * s + 100 * a + 10 * r + np.arange(R * C, dtype=np.float64)).reshape(R, C)
     with h5py.File(path, "r") as f:
@@ -284,8 +284,10 @@ def check_step_file(path, n):
         # those of a dataset per array, the other arrays' tiles in between, one
         # repeated box (a regular hyperslab); where the copies would interleave
         # (by_array: every array's tile of a step is one box), one per step.
-        # (On one rank, the few runs of a dataset are external storage.)
-        if n == 1:
+        # (On one rank, the few runs of a dataset are external storage; so are
+        # the runs of every dataset here when the engine encodes the front
+        # file: a segment costs it 24 bytes, not HDF5's time.)
+        if n == 1 or encoder == "auto":
             assert not f["by_step"].is_virtual and not f["by_array"].is_virtual and not f["v1"].is_virtual
         else:
             assert len(f["by_step"].virtual_sources()) == n
@@ -297,15 +299,16 @@ def check_step_file(path, n):
         assert not f["halves"].is_virtual  # 4 runs per rank: external storage
 
 
+@pytest.mark.parametrize("encoder", ["hdf5", "auto"])
 @pytest.mark.parametrize("n", [1, 2, 4])
-def test_successive_tiles_are_one_box_of_the_front_file(tmp_path, n):
+def test_successive_tiles_are_one_box_of_the_front_file(tmp_path, n, encoder):
     """iotest's pattern: each rank's tile of every step, one after another in
     the log. The front file maps a rank's tiles of a dataset that continue each
     other in the log and in the dataset as one box (not one per write), and
     never joins writes whose elements interleave."""
     path = tmp_path / "steps.h5"
-    run(*MPI, n, sys.executable, "-c", WRITE_STEPS, path)
-    in_fresh_python(f"check_step_file({str(path)!r}, {n})")
+    run(*MPI, n, sys.executable, "-c", WRITE_STEPS, path, encoder)
+    in_fresh_python(f"check_step_file({str(path)!r}, {n}, {encoder!r})")
 
 
 WRITE_THEN_APPEND = """

@@ -1,0 +1,367 @@
+#include "engines/log/front_image.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "engines/log/format.hpp"
+
+namespace h5loom::logengine {
+
+namespace {
+
+using logfmt::Writer;
+
+constexpr uint64_t kUndefined = ~uint64_t(0);  // HDF5's "no address"
+constexpr std::size_t kSuperblockSize = 48;     // version 2, 8-byte addresses and lengths
+constexpr std::size_t kHeapPrefixSize = 32;     // a local heap's header
+// HDF5 keeps up to 8 links or attributes in an object header by default; an
+// object with more records larger limits (max compact, min dense) so that
+// its header is what HDF5 would expect of it. 6 is HDF5's min dense.
+constexpr std::size_t kDefaultMaxCompact = 8;
+constexpr uint16_t kDefaultMinDense = 6;
+// An attribute message, like every header message, has a 16-bit size.
+constexpr std::size_t kMaxMessage = 65535;
+
+// Header message types and flags (HDF5 file format specification, IV.A.2).
+enum : uint8_t {
+  kDataspace = 0x01,
+  kLinkInfo = 0x02,
+  kDatatype = 0x03,
+  kFillValue = 0x05,
+  kLink = 0x06,
+  kExternalFiles = 0x07,
+  kLayout = 0x08,
+  kGroupInfo = 0x0A,
+  kAttribute = 0x0C,
+  kAttributeInfo = 0x15,
+};
+constexpr uint8_t kConstant = 0x01, kDontShare = 0x04;
+
+// Bob Jenkins' lookup3 hash (hashlittle, byte by byte): the checksum of
+// HDF5's metadata since format version 2.
+uint32_t rotate(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
+uint32_t lookup3(const unsigned char* k, std::size_t length) {
+  uint32_t a, b, c;
+  a = b = c = 0xdeadbeef + uint32_t(length);
+  auto word = [](const unsigned char* p, std::size_t n) {
+    uint32_t v = 0;
+    for (std::size_t i = 0; i < n; ++i) v |= uint32_t(p[i]) << (8 * i);
+    return v;
+  };
+  while (length > 12) {
+    a += word(k, 4), b += word(k + 4, 4), c += word(k + 8, 4);
+    a -= c, a ^= rotate(c, 4), c += b;
+    b -= a, b ^= rotate(a, 6), a += c;
+    c -= b, c ^= rotate(b, 8), b += a;
+    a -= c, a ^= rotate(c, 16), c += b;
+    b -= a, b ^= rotate(a, 19), a += c;
+    c -= b, c ^= rotate(b, 4), b += a;
+    length -= 12, k += 12;
+  }
+  if (length == 0) return c;
+  a += word(k, std::min<std::size_t>(length, 4));
+  if (length > 4) b += word(k + 4, std::min<std::size_t>(length - 4, 4));
+  if (length > 8) c += word(k + 8, length - 8);
+  c ^= b, c -= rotate(b, 14);
+  a ^= c, a -= rotate(c, 11);
+  b ^= a, b -= rotate(a, 25);
+  c ^= b, c -= rotate(b, 16);
+  a ^= c, a -= rotate(c, 4);
+  b ^= a, b -= rotate(a, 14);
+  c ^= b, c -= rotate(b, 24);
+  return c;
+}
+
+bool little_endian_host() {
+  const uint16_t one = 1;
+  unsigned char first;
+  std::memcpy(&first, &one, 1);
+  return first == 1;
+}
+
+// Datatype message (IV.A.2.d): integers and IEEE floats little-endian, fixed-length strings.
+std::vector<unsigned char> datatype_message(const Datatype& t) {
+  Writer w;
+  if (t.is_string()) {
+    const uint8_t padding = t.padding() == Datatype::Padding::NullTerm   ? 0
+                            : t.padding() == Datatype::Padding::NullPad ? 1
+                                                                        : 2;
+    w.u8(0x13);  // version 1, class 3 (string)
+    w.u8(uint8_t(padding | (t.charset() == Datatype::Charset::Utf8 ? 0x10 : 0)));
+    w.u8(0), w.u8(0);
+    w.u32(uint32_t(t.size()));
+    return w.bytes;
+  }
+  const Scalar s = t.scalar();
+  const uint32_t size = uint32_t(scalar_size(s));
+  if (is_integer(s)) {
+    const bool is_signed = s == Scalar::Int8 || s == Scalar::Int16 || s == Scalar::Int32 || s == Scalar::Int64;
+    w.u8(0x10);  // version 1, class 0 (fixed-point)
+    w.u8(is_signed ? 0x08 : 0x00), w.u8(0), w.u8(0);
+    w.u32(size);
+    w.u16(0), w.u16(uint16_t(8 * size));  // bit offset, precision
+    return w.bytes;
+  }
+  struct Ieee {
+    uint8_t exponent_at, exponent_bits, mantissa_bits;
+    uint32_t bias;
+  };
+  const Ieee f = size == 2 ? Ieee{10, 5, 10, 15} : size == 4 ? Ieee{23, 8, 23, 127} : Ieee{52, 11, 52, 1023};
+  w.u8(0x11);  // version 1, class 1 (floating-point)
+  w.u8(0x20);  // little-endian, no padding, mantissa normalised with an implied leading 1
+  w.u8(uint8_t(8 * size - 1)), w.u8(0);  // sign bit
+  w.u32(size);
+  w.u16(0), w.u16(uint16_t(8 * size));
+  w.u8(f.exponent_at), w.u8(f.exponent_bits), w.u8(0), w.u8(f.mantissa_bits);
+  w.u32(f.bias);
+  return w.bytes;
+}
+
+// Dataspace message version 2 (IV.A.2.b): scalar (no dims), or simple with its
+// maximum dimensions equal to its dimensions (the hdf5 engine's fixed-size datasets).
+std::vector<unsigned char> dataspace_message(const Dims& dims, bool scalar) {
+  Writer w;
+  w.u8(2), w.u8(uint8_t(dims.size()));
+  w.u8(scalar ? 0 : 1);  // maximum dimensions present
+  w.u8(scalar ? 0 : 1);  // scalar / simple
+  for (int pass = 0; pass < 2 && !scalar; ++pass)
+    for (uint64_t d : dims) w.u64(d);
+  return w.bytes;
+}
+
+// One header message with its prefix (type, size, flags, creation order).
+void message(Writer& w, uint8_t type, const std::vector<unsigned char>& data, uint8_t flags = 0,
+             uint16_t creation_order = 0) {
+  w.u8(type), w.u16(uint16_t(data.size())), w.u8(flags), w.u16(creation_order);
+  w.raw(data.data(), data.size());
+}
+
+}  // namespace
+
+FrontImage::FrontImage() { objects_.push_back(Object{true, {}, {}, 0, {}, {}}); }
+
+bool FrontImage::can_hold(const Datatype& t) {
+  if (!little_endian_host()) return false;
+  if (t.is_string()) return t.size() > 0;
+  return t.is_scalar() && t.byte_order() == ByteOrder::Little;
+}
+
+bool FrontImage::can_hold(const AttributeValue& v) {
+  std::size_t bytes = 0;
+  if (v.is_string()) {
+    bytes = v.as_string().size() + 1;
+  } else if (v.is_string_array()) {
+    std::size_t width = 1;
+    for (const auto& s : v.as_strings()) width = std::max(width, s.size() + 1);
+    bytes = width * v.size();
+    if (v.size() == 0) return false;
+  } else if (v.is_numeric()) {
+    if (!v.dtype().is_scalar() || !can_hold(v.dtype()) || v.size() == 0) return false;
+    bytes = v.byte_size();
+  } else {
+    return false;  // no value (a null dataspace)
+  }
+  return bytes < kMaxMessage - 1024;  // with its name (can_hold_name), type and space in one header message
+}
+
+int FrontImage::add_group(int parent, const std::string& name) {
+  const int k = int(objects_.size());
+  objects_.push_back(Object{true, {}, {}, 0, {}, {}});
+  objects_[std::size_t(parent)].links.emplace_back(name, k);
+  return k;
+}
+
+int FrontImage::add_dataset(int parent, const std::string& name, const Datatype& dtype, const Dims& shape,
+                            std::vector<ExternalSegment> external, const std::vector<unsigned char>& fill) {
+  Object d;
+  const uint64_t nbytes = product(shape) * dtype.size();
+  Writer w;
+  message(w, kDataspace, dataspace_message(shape, false));
+  message(w, kDatatype, datatype_message(dtype), kConstant);
+  // Fill value version 3: allocated late, written if set; the value if there is one.
+  Writer fv;
+  fv.u8(3);
+  if (fill.empty()) {
+    fv.u8(0x0a);
+  } else {
+    fv.u8(0x2a), fv.u32(uint32_t(fill.size()));
+    fv.raw(fill.data(), fill.size());
+  }
+  message(w, kFillValue, fv.bytes, kConstant);
+  if (!external.empty()) {
+    // External file list version 1, its names in a local heap after the header:
+    // offset 0 the empty string (HDF5 wants it), offset 8 the log's name.
+    const std::string& file = external.front().file;
+    Writer efl;
+    efl.u8(1), efl.u8(0), efl.u8(0), efl.u8(0);
+    efl.u16(uint16_t(external.size())), efl.u16(uint16_t(external.size()));
+    const std::size_t heap_at = efl.bytes.size();
+    efl.u64(0);  // the heap's address, set by encode_object
+    for (const auto& seg : external) efl.u64(8), efl.u64(seg.offset), efl.u64(seg.size);
+    d.heap_address_at = w.bytes.size() + 6 + heap_at;
+    message(w, kExternalFiles, efl.bytes, kConstant);
+    d.heap.assign(8 + (file.size() + 1 + 7) / 8 * 8, 0);
+    std::memcpy(d.heap.data() + 8, file.data(), file.size());
+  }
+  // Contiguous layout version 3: no address (the bytes are external, or unwritten).
+  Writer layout;
+  layout.u8(3), layout.u8(1), layout.u64(kUndefined), layout.u64(nbytes);
+  message(w, kLayout, layout.bytes);
+  d.dataset_messages = std::move(w.bytes);
+  const int k = int(objects_.size());
+  objects_.push_back(std::move(d));
+  objects_[std::size_t(parent)].links.emplace_back(name, k);
+  return k;
+}
+
+void FrontImage::add_attribute(int object, const std::string& name, const AttributeValue& value) {
+  std::vector<unsigned char> type, space, data;
+  if (value.is_string() || value.is_string_array()) {
+    // Fixed-length, NUL-terminated UTF-8, as the hdf5 engine writes them.
+    const std::vector<std::string> strings =
+        value.is_string() ? std::vector<std::string>{value.as_string()} : value.as_strings();
+    std::size_t width = 1;
+    for (const auto& s : strings) width = std::max(width, s.size() + 1);
+    type = datatype_message(Datatype::string(width, Datatype::Charset::Utf8, Datatype::Padding::NullTerm));
+    space = dataspace_message(value.is_string() ? Dims{} : Dims{strings.size()}, value.is_string());
+    data.assign(strings.size() * width, 0);
+    for (std::size_t i = 0; i < strings.size(); ++i) std::memcpy(&data[i * width], strings[i].data(), strings[i].size());
+  } else {
+    type = datatype_message(value.dtype());
+    const bool scalar = value.kind() == AttributeValue::Kind::Scalar;
+    space = dataspace_message(scalar ? Dims{} : Dims{value.size()}, scalar);
+    const auto* p = static_cast<const unsigned char*>(value.data());
+    data.assign(p, p + value.byte_size());
+  }
+  // Attribute message version 3 (IV.A.2.m).
+  Writer w;
+  w.u8(3), w.u8(0);
+  w.u16(uint16_t(name.size() + 1)), w.u16(uint16_t(type.size())), w.u16(uint16_t(space.size()));
+  w.u8(0);  // the name is ASCII
+  w.raw(name.c_str(), name.size() + 1);
+  w.raw(type.data(), type.size());
+  w.raw(space.data(), space.size());
+  w.raw(data.data(), data.size());
+  objects_[std::size_t(object)].attributes.push_back(std::move(w.bytes));
+}
+
+// Object header version 2 (IV.A.1.b): signature, version, flags (attribute
+// creation order tracked and indexed; non-default attribute storage limits
+// if there are many; the width of chunk 0's size), chunk 0 with every
+// message, checksum. A dataset's local heap follows its header.
+void FrontImage::encode_object(std::size_t k, const std::vector<uint64_t>& address,
+                               std::vector<unsigned char>& out) const {
+  const Object& o = objects_[k];
+  Writer m;  // chunk 0's messages
+  if (o.group) {
+    // Link info: creation order tracked and indexed, no dense storage.
+    Writer linfo;
+    linfo.u8(0), linfo.u8(3), linfo.u64(o.links.size());
+    linfo.u64(kUndefined), linfo.u64(kUndefined), linfo.u64(kUndefined);
+    message(m, kLinkInfo, linfo.bytes);
+    Writer ginfo;
+    ginfo.u8(0);
+    if (o.links.size() > kDefaultMaxCompact) {
+      ginfo.u8(1), ginfo.u16(uint16_t(o.links.size())), ginfo.u16(kDefaultMinDense);
+    } else {
+      ginfo.u8(0);
+    }
+    message(m, kGroupInfo, ginfo.bytes, kConstant);
+    for (std::size_t i = 0; i < o.links.size(); ++i) {
+      const std::string& name = o.links[i].first;
+      const bool long_name = name.size() > 255;
+      Writer link;  // version 1, a hard link with its creation order
+      link.u8(1), link.u8(uint8_t(0x04 | (long_name ? 1 : 0)));
+      link.u64(i);
+      if (long_name) link.u16(uint16_t(name.size()));
+      else link.u8(uint8_t(name.size()));
+      link.raw(name.data(), name.size());
+      link.u64(address[std::size_t(o.links[i].second)]);
+      message(m, kLink, link.bytes);
+    }
+  } else {
+    m.raw(o.dataset_messages.data(), o.dataset_messages.size());
+    if (!o.heap.empty()) {
+      const uint64_t heap = address[k] + header_size(k);
+      for (int i = 0; i < 8; ++i) m.bytes[o.heap_address_at + std::size_t(i)] = uint8_t(heap >> (8 * i));
+    }
+  }
+  if (!o.attributes.empty()) {
+    Writer ainfo;  // creation order tracked and indexed, no dense storage
+    ainfo.u8(0), ainfo.u8(3), ainfo.u16(uint16_t(o.attributes.size()));
+    ainfo.u64(kUndefined), ainfo.u64(kUndefined), ainfo.u64(kUndefined);
+    message(m, kAttributeInfo, ainfo.bytes, kDontShare);
+    for (std::size_t i = 0; i < o.attributes.size(); ++i) message(m, kAttribute, o.attributes[i], 0, uint16_t(i));
+  }
+  const std::size_t chunk = m.bytes.size();
+  const uint8_t width_code = chunk < 256 ? 0 : chunk < 65536 ? 1 : 2;
+  const bool many_attributes = o.attributes.size() > kDefaultMaxCompact;
+  Writer h;
+  h.raw("OHDR", 4);
+  h.u8(2), h.u8(uint8_t(width_code | 0x04 | 0x08 | (many_attributes ? 0x10 : 0)));
+  if (many_attributes) h.u16(uint16_t(o.attributes.size())), h.u16(kDefaultMinDense);
+  if (width_code == 0) h.u8(uint8_t(chunk));
+  else if (width_code == 1) h.u16(uint16_t(chunk));
+  else h.u32(uint32_t(chunk));
+  h.raw(m.bytes.data(), chunk);
+  h.u32(lookup3(h.bytes.data(), h.bytes.size()));
+  out.insert(out.end(), h.bytes.begin(), h.bytes.end());
+  if (!o.heap.empty()) {
+    // Local heap (III.D): its data right after the 32-byte prefix, no free block.
+    Writer heap;
+    heap.raw("HEAP", 4);
+    heap.u8(0), heap.u8(0), heap.u8(0), heap.u8(0);
+    heap.u64(o.heap.size());
+    heap.u64(1);  // HDF5's "no free block"
+    heap.u64(address[k] + h.bytes.size() + kHeapPrefixSize);
+    heap.raw(o.heap.data(), o.heap.size());
+    out.insert(out.end(), heap.bytes.begin(), heap.bytes.end());
+  }
+}
+
+uint64_t FrontImage::header_size(std::size_t k) const {
+  const Object& o = objects_[k];
+  std::size_t chunk = 0;
+  if (o.group) {
+    chunk += 6 + 34 + 6 + (o.links.size() > kDefaultMaxCompact ? 6 : 2);
+    for (const auto& [name, child] : o.links) chunk += 6 + 1 + 1 + 8 + (name.size() > 255 ? 2 : 1) + name.size() + 8;
+  } else {
+    chunk += o.dataset_messages.size();
+  }
+  if (!o.attributes.empty()) {
+    chunk += 6 + 28;
+    for (const auto& a : o.attributes) chunk += 6 + a.size();
+  }
+  const std::size_t width = chunk < 256 ? 1 : chunk < 65536 ? 2 : 4;
+  return 4 + 1 + 1 + (o.attributes.size() > kDefaultMaxCompact ? 4 : 0) + width + chunk + 4;
+}
+
+std::vector<unsigned char> FrontImage::encode() const {
+  // Every object's address first (a group's links name its members'): the
+  // superblock, then the objects in the order they were added, each
+  // dataset's heap after its header.
+  std::vector<uint64_t> address(objects_.size());
+  uint64_t at = kSuperblockSize;
+  for (std::size_t k = 0; k < objects_.size(); ++k) {
+    address[k] = at;
+    at += header_size(k);
+    if (!objects_[k].heap.empty()) at += kHeapPrefixSize + objects_[k].heap.size();
+  }
+  // Superblock version 2 (II.A): offsets and lengths of 8 bytes, no extension.
+  Writer sb;
+  sb.raw("\x89HDF\r\n\x1a\n", 8);
+  sb.u8(2), sb.u8(8), sb.u8(8), sb.u8(0);
+  sb.u64(0), sb.u64(kUndefined), sb.u64(at), sb.u64(address[kRoot]);
+  sb.u32(lookup3(sb.bytes.data(), sb.bytes.size()));
+  std::vector<unsigned char> out = std::move(sb.bytes);
+  out.reserve(at);
+  for (std::size_t k = 0; k < objects_.size(); ++k) {
+    encode_object(k, address, out);
+    if (out.size() != address[k] + header_size(k) + (objects_[k].heap.empty() ? 0 : kHeapPrefixSize + objects_[k].heap.size()))
+      throw std::logic_error("front file encoding: object " + std::to_string(k) + " is not the size planned");
+  }
+  return out;
+}
+
+}  // namespace h5loom::logengine
