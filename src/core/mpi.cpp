@@ -42,12 +42,16 @@ void ensure_mpi() {
   // processes (MPI_Comm_spawn) and probe every network transport, about 0.3 s
   // of a script's first file on this machine (docs/benchmarks.md): an isolated
   // singleton with the loopback transport alone starts in a few milliseconds.
-  // Each setting the user made wins; they hold for MPI_Init only, so that the
-  // program's child processes (an mpirun it starts) do not inherit them.
+  // Nor does it need the I/O devices in its hardware topology (hwloc reads
+  // every PCI device's configuration from /sys: 10-15 ms of a singleton's
+  // 30 ms MPI_Init here). Each setting the user made wins; they hold for
+  // MPI_Init only, so that the program's child processes (an mpirun it
+  // starts) do not inherit them.
   std::vector<const char*> isolating;
   if (!started_by_a_launcher())
-    for (const auto& [name, value] : {std::pair{"OMPI_MCA_ess_singleton_isolated", "1"},
-                                      std::pair{"OMPI_MCA_btl", "self"}, std::pair{"OMPI_MCA_pml", "ob1"}})
+    for (const auto& [name, value] :
+         {std::pair{"OMPI_MCA_ess_singleton_isolated", "1"}, std::pair{"OMPI_MCA_btl", "self"},
+          std::pair{"OMPI_MCA_pml", "ob1"}, std::pair{"HWLOC_COMPONENTS", "-pci,-linuxio"}})
       if (!std::getenv(name)) {
         ::setenv(name, value, 0);
         isolating.push_back(name);

@@ -236,3 +236,31 @@ def test_hdf5_sync_makes_the_file_durable_with_every_driver(tmp_path, driver):
         f.create_dataset("x", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
     with h5loom.File(path, "r", engine=engine) as f:
         np.testing.assert_array_equal(f["x"][...], np.arange(1000.0))
+
+
+SETTINGS_LEFT = """
+import ctypes, sys, numpy as np, h5loom
+with h5loom.File(sys.argv[1], "w", engine="log") as f:
+    f.create_dataset("x", data=np.arange(3.0))
+getenv = ctypes.CDLL(None).getenv
+getenv.restype = ctypes.c_char_p
+names = ("OMPI_MCA_ess_singleton_isolated", "OMPI_MCA_btl", "OMPI_MCA_pml", "HWLOC_COMPONENTS")
+print({n: getenv(n.encode()).decode() for n in names if getenv(n.encode())})
+"""
+
+
+def test_a_script_without_a_launcher_leaves_its_environment_as_it_was(tmp_path):
+    """Without mpirun, h5loom starts MPI as an isolated singleton that skips the
+    I/O devices of the hardware topology, through settings that hold only for
+    MPI_Init: the program's child processes (an mpirun it starts) must not
+    inherit them, and a setting the user made is the user's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "OPAL_", "HWLOC_"))}
+    out = subprocess.run([sys.executable, "-c", SETTINGS_LEFT, str(tmp_path / "a.h5")], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "{}"
+    env["HWLOC_COMPONENTS"] = "-pci"
+    out = subprocess.run([sys.executable, "-c", SETTINGS_LEFT, str(tmp_path / "b.h5")], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "{'HWLOC_COMPONENTS': '-pci'}"
