@@ -1,6 +1,6 @@
 #include "engines/zarr/s3_store.hpp"
 
-#include <curl/curl.h>
+#include "engines/zarr/curl_library.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -76,11 +76,6 @@ std::size_t collect_header(char* p, std::size_t size, std::size_t n, void* out) 
   return size * n;
 }
 
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 }  // namespace
 
 struct S3Store::Response {
@@ -120,13 +115,12 @@ S3Store::S3Store(const std::string& url, S3Config config) : url_(url), config_(s
   if (access_key_.empty() || secret_key_.empty())
     throw ConfigError("cannot reach '" + url + "': set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and "
                       "AWS_SESSION_TOKEN for temporary credentials)");
-  init_curl_once();
-  curl_ = curl_easy_init();
+  curl_ = curl_library(("reaching '" + url + "'").c_str()).easy_init();
   if (!curl_) throw IOError("cannot start libcurl for '" + url + "'");
 }
 
 S3Store::~S3Store() {
-  if (curl_) curl_easy_cleanup(static_cast<CURL*>(curl_));
+  if (curl_) curl_library("closing an S3 store").easy_cleanup(static_cast<CURL*>(curl_));
 }
 
 std::string S3Store::describe() const { return "S3 '" + url_ + "' at " + config_.endpoint; }
@@ -142,6 +136,7 @@ std::string S3Store::object_url(const std::string& object, const std::string& qu
 S3Store::Response S3Store::request(const std::string& method, const std::string& object, const std::string& query,
                                    const void* body, std::size_t size, const std::string& what) {
   CURL* h = static_cast<CURL*>(curl_);
+  const CurlLibrary& curl = curl_library("an S3 request");
   const std::string url = object_url(object, query);
   const std::string sigv4 = "aws:amz:" + config_.region + ":s3";
   const std::string userpwd = access_key_ + ":" + secret_key_;
@@ -149,41 +144,41 @@ S3Store::Response S3Store::request(const std::string& method, const std::string&
   for (int attempt = 0; attempt < config_.attempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100 << (attempt - 1)));  // back-off
     Response r;
-    curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4.c_str());
-    curl_easy_setopt(h, CURLOPT_USERPWD, userpwd.c_str());
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &r.body);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, collect_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &r.headers);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl.easy_reset(h);
+    curl.easy_setopt(h, CURLOPT_URL, url.c_str());
+    curl.easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4.c_str());
+    curl.easy_setopt(h, CURLOPT_USERPWD, userpwd.c_str());
+    curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+    curl.easy_setopt(h, CURLOPT_WRITEDATA, &r.body);
+    curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, collect_header);
+    curl.easy_setopt(h, CURLOPT_HEADERDATA, &r.headers);
+    curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
     // A stalled transfer fails (and is tried again) instead of holding its rank, and every rank, in the flush.
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
     struct curl_slist* headers = nullptr;
     // The payload is signed (curl hashes the body it sends).
-    if (!token_.empty()) headers = curl_slist_append(headers, ("x-amz-security-token: " + token_).c_str());
-    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+    if (!token_.empty()) headers = curl.slist_append(headers, ("x-amz-security-token: " + token_).c_str());
+    headers = curl.slist_append(headers, "Expect:");  // no 100-continue round trip
     if (method == "GET") {
-      curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+      curl.easy_setopt(h, CURLOPT_HTTPGET, 1L);
     } else if (method == "DELETE") {
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
+      curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
     } else {  // PUT, POST: the body as the request's fields, which curl both signs and sends
-      headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, size ? static_cast<const char*>(body) : "");
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(size));
+      headers = curl.slist_append(headers, "Content-Type: application/octet-stream");
+      curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+      curl.easy_setopt(h, CURLOPT_POSTFIELDS, size ? static_cast<const char*>(body) : "");
+      curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(size));
     }
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    const CURLcode rc = curl_easy_perform(h);
-    curl_slist_free_all(headers);
+    curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    const CURLcode rc = curl.easy_perform(h);
+    curl.slist_free_all(headers);
     if (rc != CURLE_OK) {
-      last_error = curl_easy_strerror(rc);
+      last_error = curl.easy_strerror(rc);
       continue;  // the connection failed: try again
     }
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
+    curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
     if (r.status == 500 || r.status == 502 || r.status == 503 || r.status == 504 || r.status == 429) {
       last_error = "HTTP " + std::to_string(r.status);
       continue;
