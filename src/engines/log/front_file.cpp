@@ -227,12 +227,24 @@ std::vector<std::string> types_first(const Tree& tree, std::vector<std::string> 
   return paths;
 }
 
+// A virtual dataset's mappings: each of its boxes a run of one of the arrays.
+std::vector<VirtualMapping> mappings_of(const FrontPlan& plan, const LogArrays& arrays, const Datatype& dtype) {
+  std::vector<VirtualMapping> out;
+  for (const auto& b : plan.boxes)
+    for (auto& m : arrays.mappings(dtype, b)) out.push_back(std::move(m));
+  return out;
+}
+
 // Whether FrontImage can encode the front file of this tree itself: groups
 // and datasets only, each made once (no other links, no named datatypes),
-// datasets in the log as external storage or never written, of types and
-// with attributes it holds, no user block, no values held in the metadata.
-bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans, const std::vector<std::string>& paths) {
+// datasets in the log as external storage or virtual datasets, or never
+// written, of types and with attributes it holds, no user block, no values
+// held in the metadata.
+bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans, const LogArrays& arrays,
+                         const std::vector<std::string>& paths) {
   if (tree.userblock || !tree.held.empty() || !tree.type_users.empty()) return false;
+  for (const auto& [name, spec] : arrays.arrays())
+    if (!FrontImage::can_hold(spec.dtype)) return false;
   for (const auto& p : paths) {
     const Node& n = tree.nodes.at(p);
     if (n.kind == ObjectKind::Group) {
@@ -244,6 +256,10 @@ bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans
       if (plan.kind == FrontPlan::External) {
         if (!FrontImage::can_hold(info.dtype.in_memory()) || !FrontImage::can_hold_segments(plan.segments.size()))
           return false;
+      } else if (plan.kind == FrontPlan::Virtual) {
+        if (!FrontImage::can_hold(info.dtype.in_memory()) ||
+            !FrontImage::can_hold_mappings(mappings_of(plan, arrays, info.dtype.in_memory())))
+          return false;
       } else if (plan.kind != FrontPlan::Unwritten || !FrontImage::can_hold(info.dtype)) {
         return false;
       }
@@ -253,7 +269,7 @@ bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans
     if (p != "/" && !FrontImage::can_hold_name(p.substr(p.rfind('/') + 1))) return false;
     if (!FrontImage::can_hold_members(n.attrs.size() + (p == "/" ? 3 : 0))) return false;
     for (const auto& [name, value] : n.attrs)
-      if (!FrontImage::can_hold_name(name) || !FrontImage::can_hold(value)) return false;
+      if (!FrontImage::can_hold(name, value)) return false;
   }
   return true;
 }
@@ -262,8 +278,8 @@ bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans
 // and written to `tmp`: the same groups, datasets and attributes, in the same
 // order, as the library would make below.
 FrontSum encode_front_file(LogStore& store, const std::string& tmp, const LogHeader& header, const Tree& tree,
-                           const std::map<int, FrontPlan>& plans, const std::vector<std::string>& paths,
-                           const std::string& log_name, uint64_t epoch) {
+                           const std::map<int, FrontPlan>& plans, const LogArrays& arrays,
+                           const std::vector<std::string>& paths, const std::string& log_name, uint64_t epoch) {
   FrontImage image;
   image.add_attribute(FrontImage::kRoot, kFrontMarker, AttributeValue(log_name));
   image.add_attribute(FrontImage::kRoot, kFrontId, AttributeValue(hex_id(header.file_id)));
@@ -282,13 +298,22 @@ FrontSum encode_front_file(LogStore& store, const std::string& tmp, const LogHea
     } else {
       const DatasetInfo& info = tree.datasets[std::size_t(node.dataset)];
       const FrontPlan& plan = plans.at(node.dataset);
-      if (plan.kind == FrontPlan::External)  // the log's bytes as they were in memory (as below)
-        k = image.add_dataset(parent, name, info.dtype.in_memory(), info.shape, plan.segments, {});
+      const Datatype dtype = info.dtype.in_memory();  // the log's bytes as they were in memory (as below)
+      if (plan.kind == FrontPlan::External)
+        k = image.add_dataset(parent, name, dtype, info.shape, plan.segments, {});
+      else if (plan.kind == FrontPlan::Virtual)
+        k = image.add_virtual_dataset(parent, name, dtype, info.shape, mappings_of(plan, arrays, dtype), info.fill);
       else
         k = image.add_dataset(parent, name, info.dtype, info.shape, {}, info.fill);
     }
     made.emplace(p, k);
     objects.emplace_back(k, &node);
+  }
+  // The arrays the virtual datasets map, after the application's objects.
+  if (auto specs = arrays.arrays(); !specs.empty()) {
+    const int sources = image.add_group(FrontImage::kRoot, std::string(kFrontSources).substr(1));
+    for (const auto& [path, spec] : specs)
+      image.add_dataset(sources, path.substr(path.rfind('/') + 1), spec.dtype, spec.shape, spec.external, {});
   }
   for (const auto& [k, node] : objects)
     for (const auto& name : node->attr_order) {
@@ -343,8 +368,9 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   };
   if (encoder == FrontEncoder::Direct) {
     plan_all(FrontImage::kManySegments);
-    if (can_encode_directly(tree, plans, paths))
-      return encode_front_file(store, tmp, header, tree, plans, paths, log_name, epoch);
+    const LogArrays arrays(log_name, std::move(mapped));
+    if (can_encode_directly(tree, plans, arrays, paths))
+      return encode_front_file(store, tmp, header, tree, plans, arrays, paths, log_name, epoch);
   }
   plan_all(kFewExternalSegments);
   const LogArrays arrays(log_name, std::move(mapped));

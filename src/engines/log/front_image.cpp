@@ -137,9 +137,55 @@ void message(Writer& w, uint8_t type, const std::vector<unsigned char>& data, ui
   w.raw(data.data(), data.size());
 }
 
+// A selection as HDF5 serializes it in a virtual dataset's mappings (the
+// version HDF5 1.10 reads): hyperslab version 1, the list of its blocks,
+// each its first and last coordinates in 32 bits; `count` blocks of `block`
+// `stride` apart in each dimension (no stride: one block of `count`).
+// The blocks of such a selection in each dimension, and their size there:
+// blocks that touch (stride = block) are one, as HDF5 merges them.
+void blocks_of(const Dims& count, const Dims& stride, const Dims& block, Dims& blocks, Dims& size) {
+  const std::size_t rank = count.size();
+  blocks = stride.empty() ? Dims(rank, 1) : count, size = stride.empty() ? count : block;
+  for (std::size_t d = 0; d < rank && !stride.empty(); ++d)
+    if (stride[d] == block[d]) size[d] = count[d] * block[d], blocks[d] = 1;
+}
+
+void selection(Writer& w, const Dims& start, const Dims& count, const Dims& stride, const Dims& block) {
+  const std::size_t rank = start.size();
+  Dims blocks, size;
+  blocks_of(count, stride, block, blocks, size);
+  const uint64_t n = product(blocks);
+  w.u32(2), w.u32(1), w.u32(0);  // hyperslabs, version 1, reserved
+  w.u32(uint32_t(4 + 4 + n * rank * 8));
+  w.u32(uint32_t(rank)), w.u32(uint32_t(n));
+  Dims at(rank, 0);  // the block's index in each dimension, row-major
+  for (uint64_t k = 0; k < n; ++k) {
+    for (std::size_t d = 0; d < rank; ++d) w.u32(uint32_t(start[d] + at[d] * (stride.empty() ? 0 : stride[d])));
+    for (std::size_t d = 0; d < rank; ++d)
+      w.u32(uint32_t(start[d] + at[d] * (stride.empty() ? 0 : stride[d]) + size[d] - 1));
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++at[d] < blocks[d]) break;
+      at[d] = 0;
+    }
+  }
+}
+
+// The last coordinate a selection reaches in any dimension, +1.
+uint64_t reach(const Dims& start, const Dims& count, const Dims& stride, const Dims& block) {
+  uint64_t end = 0;
+  for (std::size_t d = 0; d < start.size(); ++d)
+    end = std::max(end, stride.empty() ? start[d] + count[d]
+                                       : start[d] + (count[d] ? (count[d] - 1) * stride[d] + block[d] : 0));
+  return end;
+}
+
 }  // namespace
 
-FrontImage::FrontImage() { objects_.push_back(Object{true, {}, {}, 0, {}, {}}); }
+FrontImage::FrontImage() {
+  Object root;
+  root.group = true;
+  objects_.push_back(std::move(root));
+}
 
 bool FrontImage::can_hold(const Datatype& t) {
   if (!little_endian_host()) return false;
@@ -147,39 +193,46 @@ bool FrontImage::can_hold(const Datatype& t) {
   return t.is_scalar() && t.byte_order() == ByteOrder::Little;
 }
 
-bool FrontImage::can_hold(const AttributeValue& v) {
-  std::size_t bytes = 0;
-  if (v.is_string()) {
-    bytes = v.as_string().size() + 1;
-  } else if (v.is_string_array()) {
-    std::size_t width = 1;
-    for (const auto& s : v.as_strings()) width = std::max(width, s.size() + 1);
-    bytes = width * v.size();
+bool FrontImage::can_hold_name(const std::string& name) {
+  // HDF5 keeps names NUL-terminated: one with a NUL inside would read as its first part.
+  return !name.empty() && name.size() <= kMaxName && name.find('\0') == std::string::npos;
+}
+
+bool FrontImage::can_hold(const std::string& name, const AttributeValue& v) {
+  if (!can_hold_name(name)) return false;
+  if (v.is_string_array()) {
     if (v.size() == 0) return false;
   } else if (v.is_numeric()) {
     if (!v.dtype().is_scalar() || !can_hold(v.dtype()) || v.size() == 0) return false;
-    bytes = v.byte_size();
-  } else {
+  } else if (!v.is_string()) {
     return false;  // no value (a null dataspace)
   }
-  return bytes < kMaxMessage - 1024;  // with its name (can_hold_name), type and space in one header message
+  // Like every header message, an attribute message has a 16-bit size.
+  std::size_t bytes = v.is_numeric() ? v.byte_size() : v.is_string() ? v.as_string().size() + 1 : 0;
+  if (v.is_string_array()) {
+    std::size_t width = 1;
+    for (const auto& s : v.as_strings()) width = std::max(width, s.size() + 1);
+    bytes = width * v.size();
+  }
+  return bytes <= kMaxMessage && attribute_message(name, v).size() <= kMaxMessage;
 }
 
 int FrontImage::add_group(int parent, const std::string& name) {
   const int k = int(objects_.size());
-  objects_.push_back(Object{true, {}, {}, 0, {}, {}});
+  Object g;
+  g.group = true;
+  objects_.push_back(std::move(g));
   objects_[std::size_t(parent)].links.emplace_back(name, k);
   return k;
 }
 
-int FrontImage::add_dataset(int parent, const std::string& name, const Datatype& dtype, const Dims& shape,
-                            std::vector<ExternalSegment> external, const std::vector<unsigned char>& fill) {
-  Object d;
-  const uint64_t nbytes = product(shape) * dtype.size();
+// A dataset's first messages: its dataspace, datatype and fill value
+// (version 3: allocated late, written if set; the value if there is one).
+std::vector<unsigned char> FrontImage::dataset_messages(const Datatype& dtype, const Dims& shape,
+                                                        const std::vector<unsigned char>& fill) {
   Writer w;
   message(w, kDataspace, dataspace_message(shape, false));
   message(w, kDatatype, datatype_message(dtype), kConstant);
-  // Fill value version 3: allocated late, written if set; the value if there is one.
   Writer fv;
   fv.u8(3);
   if (fill.empty()) {
@@ -189,6 +242,15 @@ int FrontImage::add_dataset(int parent, const std::string& name, const Datatype&
     fv.raw(fill.data(), fill.size());
   }
   message(w, kFillValue, fv.bytes, kConstant);
+  return w.bytes;
+}
+
+int FrontImage::add_dataset(int parent, const std::string& name, const Datatype& dtype, const Dims& shape,
+                            std::vector<ExternalSegment> external, const std::vector<unsigned char>& fill) {
+  Object d;
+  const uint64_t nbytes = product(shape) * dtype.size();
+  Writer w;
+  w.bytes = dataset_messages(dtype, shape, fill);
   if (!external.empty()) {
     // External file list version 1, its names in a local heap after the header:
     // offset 0 the empty string (HDF5 wants it), offset 8 the log's name.
@@ -215,7 +277,62 @@ int FrontImage::add_dataset(int parent, const std::string& name, const Datatype&
   return k;
 }
 
+bool FrontImage::can_hold_mappings(const std::vector<VirtualMapping>& mappings) {
+  uint64_t blocks = 0;
+  for (const auto& m : mappings) {
+    if (m.file != "." || m.dataset.empty() || m.dataset.size() > 1000) return false;
+    // Coordinates in 32 bits; a bounded number of listed blocks.
+    if (reach(m.start, m.count, m.stride, m.block) >= (uint64_t(1) << 32)) return false;
+    if (reach(m.source_start, m.source_count, m.source_stride, m.source_block) >= (uint64_t(1) << 32)) return false;
+    Dims b, size;
+    blocks_of(m.count, m.stride, m.block, b, size);
+    blocks += product(b);
+    blocks_of(m.source_count, m.source_stride, m.source_block, b, size);
+    blocks += product(b);
+  }
+  return blocks <= kMaxMappedBlocks;
+}
+
+int FrontImage::add_virtual_dataset(int parent, const std::string& name, const Datatype& dtype, const Dims& shape,
+                                    const std::vector<VirtualMapping>& mappings,
+                                    const std::vector<unsigned char>& fill) {
+  Object d;
+  Writer w;
+  w.bytes = dataset_messages(dtype, shape, fill);
+  // Layout version 4, virtual: the global heap object holding the mappings (set by encode_object).
+  Writer layout;
+  layout.u8(4), layout.u8(3), layout.u64(0), layout.u32(0);
+  d.mappings_at = w.bytes.size() + 6 + 2;
+  message(w, kLayout, layout.bytes);
+  d.dataset_messages = std::move(w.bytes);
+  // The mappings (H5Dvirtual.c's encoding, version 0): their number, then for
+  // each the source's file and dataset, the source selection and the virtual
+  // one; a lookup3 checksum.
+  Writer v;
+  v.u8(0), v.u64(mappings.size());
+  for (const auto& m : mappings) {
+    v.raw(m.file.c_str(), m.file.size() + 1);
+    v.raw(m.dataset.c_str(), m.dataset.size() + 1);
+    if (m.source_shape.empty()) {  // the whole source: HDF5's "all" selection
+      v.u32(3), v.u32(1), v.u32(0), v.u32(0);
+    } else {
+      selection(v, m.source_start, m.source_count, m.source_stride, m.source_block);
+    }
+    selection(v, m.start, m.count, m.stride, m.block);
+  }
+  v.u32(lookup3(v.bytes.data(), v.bytes.size()));
+  d.mappings = std::move(v.bytes);
+  const int k = int(objects_.size());
+  objects_.push_back(std::move(d));
+  objects_[std::size_t(parent)].links.emplace_back(name, k);
+  return k;
+}
+
 void FrontImage::add_attribute(int object, const std::string& name, const AttributeValue& value) {
+  objects_[std::size_t(object)].attributes.push_back(attribute_message(name, value));
+}
+
+std::vector<unsigned char> FrontImage::attribute_message(const std::string& name, const AttributeValue& value) {
   std::vector<unsigned char> type, space, data;
   if (value.is_string() || value.is_string_array()) {
     // Fixed-length, NUL-terminated UTF-8, as the hdf5 engine writes them.
@@ -243,7 +360,7 @@ void FrontImage::add_attribute(int object, const std::string& name, const Attrib
   w.raw(type.data(), type.size());
   w.raw(space.data(), space.size());
   w.raw(data.data(), data.size());
-  objects_[std::size_t(object)].attributes.push_back(std::move(w.bytes));
+  return std::move(w.bytes);
 }
 
 // Object header version 2 (IV.A.1.b): signature, version, flags (attribute
@@ -251,7 +368,7 @@ void FrontImage::add_attribute(int object, const std::string& name, const Attrib
 // if there are many; the width of chunk 0's size), chunk 0 with every
 // message, checksum. A dataset's local heap follows its header.
 void FrontImage::encode_object(std::size_t k, const std::vector<uint64_t>& address,
-                               std::vector<unsigned char>& out) const {
+                               const std::vector<HeapObject>& mapped, std::vector<unsigned char>& out) const {
   const Object& o = objects_[k];
   Writer m;  // chunk 0's messages
   if (o.group) {
@@ -285,6 +402,10 @@ void FrontImage::encode_object(std::size_t k, const std::vector<uint64_t>& addre
     if (!o.heap.empty()) {
       const uint64_t heap = address[k] + header_size(k);
       for (int i = 0; i < 8; ++i) m.bytes[o.heap_address_at + std::size_t(i)] = uint8_t(heap >> (8 * i));
+    }
+    if (!o.mappings.empty()) {
+      for (int i = 0; i < 8; ++i) m.bytes[o.mappings_at + std::size_t(i)] = uint8_t(mapped[k].collection >> (8 * i));
+      for (int i = 0; i < 4; ++i) m.bytes[o.mappings_at + 8 + std::size_t(i)] = uint8_t(mapped[k].index >> (8 * i));
     }
   }
   if (!o.attributes.empty()) {
@@ -348,6 +469,48 @@ std::vector<unsigned char> FrontImage::encode() const {
     at += header_size(k);
     if (!objects_[k].heap.empty()) at += kHeapPrefixSize + objects_[k].heap.size();
   }
+  // Then the virtual datasets' mappings, in global heap collections (III.E)
+  // after the objects: each at least 4096 bytes (HDF5's smallest), objects
+  // added while the collection stays under 64 KiB (or it holds just one), the
+  // rest of it one free-space object.
+  std::vector<HeapObject> mapped(objects_.size());
+  std::vector<std::size_t> in_collection(objects_.size());
+  std::vector<std::vector<unsigned char>> collections;
+  auto pad8 = [](std::size_t n) { return (n + 7) / 8 * 8; };
+  uint16_t index = 0;
+  for (std::size_t k = 0; k < objects_.size(); ++k) {
+    const auto& blob = objects_[k].mappings;
+    if (blob.empty()) continue;
+    const std::size_t need = 16 + pad8(blob.size());
+    if (collections.empty() || collections.back().size() + need + 16 > kCollectionTarget || index == 65535) {
+      Writer c;
+      c.raw("GCOL", 4), c.u8(1), c.u8(0), c.u8(0), c.u8(0);
+      c.u64(0);  // its size, set below
+      collections.push_back(std::move(c.bytes));
+      index = 0;
+    }
+    Writer object;  // index, reference count, reserved, size, the bytes padded to 8
+    object.u16(++index), object.u16(0), object.u32(0), object.u64(blob.size());
+    object.raw(blob.data(), blob.size());
+    object.bytes.resize(need, 0);
+    collections.back().insert(collections.back().end(), object.bytes.begin(), object.bytes.end());
+    mapped[k].index = index;
+    in_collection[k] = collections.size() - 1;
+  }
+  // Each collection closed by a free-space object (index 0: what is left, its header included).
+  std::vector<uint64_t> collection_at;
+  for (auto& c : collections) {
+    const std::size_t size = std::max<std::size_t>(4096, pad8(c.size() + 16));
+    Writer free_space;
+    free_space.u16(0), free_space.u16(0), free_space.u32(0), free_space.u64(size - c.size());
+    c.insert(c.end(), free_space.bytes.begin(), free_space.bytes.end());
+    c.resize(size, 0);
+    for (int i = 0; i < 8; ++i) c[8 + std::size_t(i)] = uint8_t(uint64_t(size) >> (8 * i));
+    collection_at.push_back(at);
+    at += size;
+  }
+  for (std::size_t k = 0; k < objects_.size(); ++k)
+    if (!objects_[k].mappings.empty()) mapped[k].collection = collection_at[in_collection[k]];
   // Superblock version 2 (II.A): offsets and lengths of 8 bytes, no extension.
   Writer sb;
   sb.raw("\x89HDF\r\n\x1a\n", 8);
@@ -357,10 +520,12 @@ std::vector<unsigned char> FrontImage::encode() const {
   std::vector<unsigned char> out = std::move(sb.bytes);
   out.reserve(at);
   for (std::size_t k = 0; k < objects_.size(); ++k) {
-    encode_object(k, address, out);
+    encode_object(k, address, mapped, out);
     if (out.size() != address[k] + header_size(k) + (objects_[k].heap.empty() ? 0 : kHeapPrefixSize + objects_[k].heap.size()))
       throw std::logic_error("front file encoding: object " + std::to_string(k) + " is not the size planned");
   }
+  for (const auto& c : collections) out.insert(out.end(), c.begin(), c.end());
+  if (out.size() != at) throw std::logic_error("front file encoding: the file is not the size planned");
   return out;
 }
 

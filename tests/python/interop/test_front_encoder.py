@@ -3,7 +3,8 @@ against the one HDF5's library makes (knob front_encoder "hdf5"): the same
 tree written both ways, at 1, 2 and 4 ranks, must read the same through h5py -
 names and their order, types, shapes, values, fill values, external storage,
 attributes and their order - and h5dump must read it. Trees the encoder does
-not hold (a soft link here) fall back to the library."""
+not hold (a soft link here) fall back to the library. Datasets whose blocks
+need a virtual dataset are encoded too: their mappings in a global heap."""
 import subprocess
 
 import h5py
@@ -43,6 +44,20 @@ with h5loom.File(path, "w", engine=engine) as f:
     for a in range(12):
         many.attrs[f"a{a:02d}"] = np.float64(a) / 3
     f.create_group("x" * 300)  # a name longer than 255 bytes
+    # Virtual datasets (more runs of the log than external storage takes, or
+    # gaps): tiles of several ranks at every step; a rank's tile of one array
+    # at every step, the other arrays' between them in the log (one mapping
+    # of a regular hyperslab); a dataset written in part (the rest reads as
+    # its fill value).
+    big = f.create_dataset("virtual/big", shape=(3, 400, 2 * n), dtype="f4", fillvalue=-1)
+    for s in range(3):
+        big[s, :, 2 * r:2 * r + 2] = np.full((400, 2), 10.0 * s + r, dtype="f4")
+    per_array = [f.create_dataset(f"virtual/v{a}", shape=(4, 200, 2 * n), dtype="f8") for a in range(3)]
+    for s in range(4):
+        for a in range(3):
+            per_array[a][s, :, 2 * r:2 * r + 2] = np.full((200, 2), 100.0 * a + 10 * s + r)
+    partial = f.create_dataset("virtual/partial", shape=(6, 2 * n), dtype="i8", fillvalue=5)
+    partial[0:2, 2 * r:2 * r + 2] = np.full((2, 2), r, dtype="i8")
 """
 
 
@@ -87,6 +102,9 @@ def assert_same(a_path, b_path):
                 np.testing.assert_array_equal(x[...], y[...], err_msg=path)
                 assert x.fillvalue == y.fillvalue, path
                 assert (x.external is None) == (y.external is None), path
+                assert x.is_virtual == y.is_virtual, path
+                if x.is_virtual:
+                    assert len(x.virtual_sources()) == len(y.virtual_sources()), path
                 if x.external:
                     assert [s[2] for s in x.external] == [s[2] for s in y.external], path  # sizes
             ka, kb = attributes(x), attributes(y)
@@ -113,6 +131,11 @@ def test_encoded_front_file_reads_as_the_librarys(run_h5loom, tmp_path, monkeypa
         assert list(f["types"]) == ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8"]
         assert f["words"][ranks - 1] == b"rank%d" % (ranks - 1)
         assert f.attrs["_h5loom_log"] == b"direct.h5.loom/log"
+        np.testing.assert_array_equal(f["virtual/big"][2, :, 2 * ranks - 1], np.full(400, 20.0 + ranks - 1))
+        np.testing.assert_array_equal(f["virtual/v2"][3, 199, :], np.repeat(230.0 + np.arange(ranks), 2))
+        np.testing.assert_array_equal(f["virtual/partial"][2:, :], np.full((4, 2 * ranks), 5))
+        if ranks > 1:  # one rank's tiles are few runs of the log: external storage
+            assert f["virtual/big"].is_virtual and f["virtual/v1"].is_virtual
     shown = subprocess.run(["h5dump", "-p", str(direct)], capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0, shown.stderr
     assert "EXTERNAL" in shown.stdout and "front encoder test" in shown.stdout
@@ -140,3 +163,25 @@ with h5loom.File({str(path)!r}, "w", engine="log") as f:
     assert superblock_version(path) == 3
     with h5py.File(path, "r") as f:
         np.testing.assert_array_equal(f["alias"][...], np.arange(3.0))
+
+
+def test_attributes_at_the_encoders_limits_stay_readable(run_h5loom, tmp_path, monkeypatch):
+    """An attribute whose header message would pass 64 KiB (a long name and a
+    large value) and a name with a NUL inside are not the encoder's: the
+    library makes such files, and every attribute reads back."""
+    monkeypatch.chdir(tmp_path)
+    for name, code in [("big", 'f.attrs["n" * 990] = np.arange(8063, dtype="f8")'),
+                       ("nul", 'f.attrs["x\\x00y"] = np.int32(1)')]:
+        path = tmp_path / f"{name}.h5"
+        run_h5loom(f"""
+with h5loom.File({str(path)!r}, "w", engine="log") as f:
+    f.create_dataset("d", data=np.arange(3.0))
+    f.attrs["before"] = "kept"
+    {code}
+""")
+        with h5py.File(path, "r") as f:
+            values = {k: f.attrs[k] for k in f.attrs}  # every attribute reads
+            assert values["before"] == b"kept"
+            np.testing.assert_array_equal(f["d"][...], np.arange(3.0))
+            if name == "big":
+                np.testing.assert_array_equal(values["n" * 990], np.arange(8063, dtype="f8"))

@@ -285,15 +285,21 @@ def check_step_file(path, n, encoder):
         # repeated box (a regular hyperslab); where the copies would interleave
         # (by_array: every array's tile of a step is one box), one per step.
         # (On one rank, the few runs of a dataset are external storage; so are
-        # the runs of every dataset here when the engine encodes the front
-        # file: a segment costs it 24 bytes, not HDF5's time.)
-        if n == 1 or encoder == "auto":
-            assert not f["by_step"].is_virtual and not f["by_array"].is_virtual and not f["v1"].is_virtual
+        # up to 128 runs when the engine encodes the front file, 64 when
+        # HDF5's library does.)
+        def external(runs):
+            return n == 1 or (encoder == "auto" and runs <= 128)
+        if external(S * A * R * n):
+            assert not f["by_step"].is_virtual and not f["by_array"].is_virtual
         else:
             assert len(f["by_step"].virtual_sources()) == n
             assert len(f["by_array"].virtual_sources()) == n * S
+        if external(S * R * n):
+            assert not f["v1"].is_virtual
+        else:
             for a in range(A):
                 assert len(f[f"v{a}"].virtual_sources()) == n
+        if n > 1:
             np.testing.assert_array_equal(f["v2"][1:4, 1, C - 1:C + 2], [[tile(s, 2, 0)[1, C - 1], tile(s, 2, 1)[1, 0],
                                                                           tile(s, 2, 1)[1, 1]] for s in (1, 2, 3)])
         assert not f["halves"].is_virtual  # 4 runs per rank: external storage
