@@ -73,6 +73,13 @@ uint32_t lookup3(const unsigned char* k, std::size_t length) {
   return c;
 }
 
+// The width of fixed-length strings that hold each of `strings` with a NUL after it.
+std::size_t string_width(const std::vector<std::string>& strings) {
+  std::size_t width = 1;
+  for (const auto& x : strings) width = std::max(width, x.size() + 1);
+  return width;
+}
+
 bool little_endian_host() {
   const uint16_t one = 1;
   unsigned char first;
@@ -207,13 +214,11 @@ bool FrontImage::can_hold(const std::string& name, const AttributeValue& v) {
   } else if (!v.is_string()) {
     return false;  // no value (a null dataspace)
   }
-  // Like every header message, an attribute message has a 16-bit size.
-  std::size_t bytes = v.is_numeric() ? v.byte_size() : v.is_string() ? v.as_string().size() + 1 : 0;
-  if (v.is_string_array()) {
-    std::size_t width = 1;
-    for (const auto& s : v.as_strings()) width = std::max(width, s.size() + 1);
-    bytes = width * v.size();
-  }
+  // Like every header message, an attribute message has a 16-bit size (the
+  // value's size first: a huge one is not encoded to find that out).
+  const std::size_t bytes = v.is_numeric()  ? v.byte_size()
+                            : v.is_string() ? v.as_string().size() + 1
+                                            : string_width(v.as_strings()) * v.size();
   return bytes <= kMaxMessage && attribute_message(name, v).size() <= kMaxMessage;
 }
 
@@ -255,6 +260,8 @@ int FrontImage::add_dataset(int parent, const std::string& name, const Datatype&
     // External file list version 1, its names in a local heap after the header:
     // offset 0 the empty string (HDF5 wants it), offset 8 the log's name.
     const std::string& file = external.front().file;
+    for (const auto& seg : external)
+      if (seg.file != file) throw std::logic_error("front file encoding: external storage in more than one file");
     Writer efl;
     efl.u8(1), efl.u8(0), efl.u8(0), efl.u8(0);
     efl.u16(uint16_t(external.size())), efl.u16(uint16_t(external.size()));
@@ -338,8 +345,7 @@ std::vector<unsigned char> FrontImage::attribute_message(const std::string& name
     // Fixed-length, NUL-terminated UTF-8, as the hdf5 engine writes them.
     const std::vector<std::string> strings =
         value.is_string() ? std::vector<std::string>{value.as_string()} : value.as_strings();
-    std::size_t width = 1;
-    for (const auto& s : strings) width = std::max(width, s.size() + 1);
+    const std::size_t width = string_width(strings);
     type = datatype_message(Datatype::string(width, Datatype::Charset::Utf8, Datatype::Padding::NullTerm));
     space = dataspace_message(value.is_string() ? Dims{} : Dims{strings.size()}, value.is_string());
     data.assign(strings.size() * width, 0);

@@ -52,9 +52,9 @@ class FrontImage {
   // A group `name` in group `parent`; returns its number.
   int add_group(int parent, const std::string& name);
   // A dataset of `dtype` (can_hold) and `shape` (at least one dimension) in
-  // group `parent`, whose bytes are the `external` segments, in order (the
-  // dataset's size in all), or, if there are none, never written: it reads
-  // as `fill` (one element; empty: zeros). Returns its number.
+  // group `parent`, whose bytes are the `external` segments of one file, in
+  // order (the dataset's size in all), or, if there are none, never written:
+  // it reads as `fill` (one element; empty: zeros). Returns its number.
   int add_dataset(int parent, const std::string& name, const Datatype& dtype, const Dims& shape,
                   std::vector<ExternalSegment> external, const std::vector<unsigned char>& fill);
   // A virtual dataset of `dtype` (can_hold) and `shape` in group `parent`: each
@@ -101,8 +101,8 @@ class FrontImage {
   // Encodes object `k`'s header (and heap) at `at`; `address` gives every object's.
   void encode_object(std::size_t k, const std::vector<uint64_t>& address, const std::vector<HeapObject>& mapped,
                      std::vector<unsigned char>& out) const;
-  std::vector<unsigned char> dataset_messages(const Datatype& dtype, const Dims& shape,
-                                              const std::vector<unsigned char>& fill);
+  static std::vector<unsigned char> dataset_messages(const Datatype& dtype, const Dims& shape,
+                                                     const std::vector<unsigned char>& fill);
   static std::vector<unsigned char> attribute_message(const std::string& name, const AttributeValue& value);
   uint64_t header_size(std::size_t k) const;
 
