@@ -248,7 +248,8 @@ bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans
   for (const auto& p : paths) {
     const Node& n = tree.nodes.at(p);
     if (n.kind == ObjectKind::Group) {
-      if (!FrontImage::can_hold_members(n.order.size() + (p == "/" ? 3 : 0))) return false;
+      // The root also gets the group of the arrays virtual datasets map.
+      if (!FrontImage::can_hold_members(n.order.size() + (p == "/" ? 1 : 0))) return false;
     } else if (n.kind == ObjectKind::Dataset) {
       const DatasetInfo& info = tree.datasets[std::size_t(n.dataset)];
       const FrontPlan& plan = plans.at(n.dataset);
@@ -267,7 +268,7 @@ bool can_encode_directly(const Tree& tree, const std::map<int, FrontPlan>& plans
       return false;  // a link, or a named datatype
     }
     if (p != "/" && !FrontImage::can_hold_name(p.substr(p.rfind('/') + 1))) return false;
-    if (!FrontImage::can_hold_members(n.attrs.size() + (p == "/" ? 3 : 0))) return false;
+    if (!FrontImage::can_hold_members(n.attrs.size() + (p == "/" ? 3 : 0))) return false;  // and the log's marks
     for (const auto& [name, value] : n.attrs)
       if (!FrontImage::can_hold(name, value)) return false;
   }
@@ -347,9 +348,9 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
   std::set<uint64_t> self_linked;  // groups holding a hard link to themselves (the hdf5 engine allows one)
   const std::vector<std::string> paths = types_first(tree, in_creation_order(tree));
   // Every dataset's plan first: the arrays virtual datasets map are made of
-  // all their blocks. The encoder writes a segment of external storage in 24
-  // bytes; the library takes longer per segment the more a dataset has, and
-  // then a virtual dataset is cheaper.
+  // all their blocks. External storage may have more segments when the
+  // engine encodes the file (FrontImage::kManySegments) than when the library
+  // makes it, whose time per segment grows with their number.
   std::map<int, FrontPlan> plans;
   std::vector<LogArrays::Block> mapped;
   auto plan_all = [&](uint64_t max_runs) {
