@@ -37,7 +37,7 @@ using namespace crashvals;
 
 int main(int argc, char** argv) try {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N] [--append] [--flush-async]\n");
+    std::fprintf(stderr, "usage: crash_writer FILE STEPS [ENGINE_JSON] [--big-bytes N] [--append] [--flush-async] [--close-only]\n");
     return 2;
   }
   std::string path = argv[1];
@@ -51,6 +51,9 @@ int main(int argc, char** argv) try {
   // async wrapper, step K+1's group is made and its big box written into the
   // log (written through) while step K's commit record still waits.
   bool flush_async = false;
+  // No flush at all: the close makes every step durable at once (the first
+  // commit of a new file is then the close's, with its front file).
+  bool close_only = false;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--big-bytes") == 0 && i + 1 < argc)
       big_bytes = std::stoull(argv[++i]);
@@ -58,6 +61,8 @@ int main(int argc, char** argv) try {
       append = true;
     else if (std::strcmp(argv[i], "--flush-async") == 0)
       flush_async = true;
+    else if (std::strcmp(argv[i], "--close-only") == 0)
+      close_only = true;
     else
       o.engine = argv[i];
   }
@@ -126,8 +131,8 @@ int main(int argc, char** argv) try {
     }
 
     auto big = early_big ? *early_big : g.create_dataset<double>("big", {size * p.br, p.bc});
-    if (flush_async && !early_big)
-      big.write_copy(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);  // bigv goes before the flush completes
+    if ((flush_async || close_only) && !early_big)
+      big.write_copy(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);  // bigv goes before the flush (completes)
     else if (!early_big)
       big.write(Selection::box({r * p.br, 0}, {p.br, p.bc}), bigv);  // bigv lives until the flush
     big.set_attribute("ranks", int64_t(size));
@@ -147,11 +152,14 @@ int main(int argc, char** argv) try {
       step_flushed = f.flush_async();
       continue;
     }
+    if (close_only) continue;
     f.flush();
     if (r == 0) mark(("step " + std::to_string(k)).c_str());
   }
   f.close();
   if (flush_async && p.steps > first) mark_step(p.steps - 1);
+  if (close_only && r == 0)
+    for (uint64_t k = first; k < p.steps; ++k) mark(("step " + std::to_string(k)).c_str());
   if (r == 0) mark("closed");
   return 0;
 } catch (const h5loom::Error& e) {

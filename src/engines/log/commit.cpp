@@ -1,9 +1,9 @@
 #include "engines/log/commit.hpp"
 
 #include <chrono>
-#include <future>
 
 #include "engines/log/front_file.hpp"
+#include "engines/log/helper_threads.hpp"
 
 namespace h5loom::logengine {
 
@@ -15,18 +15,6 @@ void record(LogFile& f, Json op) {
 }
 
 namespace {
-
-// Runs `fn` on a helper thread - or, if no thread can be started, on the
-// caller's when its result is asked for: never an exception here, where one
-// rank raising alone would leave the others waiting in the next collective.
-template <class Fn>
-auto in_background(Fn fn) -> std::future<decltype(fn())> {
-  try {
-    return std::async(std::launch::async, fn);
-  } catch (...) {  // no thread (std::system_error), or no memory for one
-    return std::async(std::launch::deferred, fn);
-  }
-}
 
 // Collective: the epoch's metadata operations (collective calls: every rank
 // makes the same ones) are the same on every rank - else the log (rank 0's)
@@ -156,8 +144,8 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
                      (transport.is_aggregator() || f.team.rank == 0 ||
                       (transport.node_leader() && pipe.regions().written_in_epoch()) || placed.own.nbytes > 0);
   auto start_syncs = [&] {
-    if (syncs) p.data_synced = in_background([&f] { return f.log->sync(); });
-    if (w.settings.sync && !w.names_to_sync.empty()) p.names_synced = in_background([&f] { return sync_names(f); });
+    if (syncs) p.data_synced = run_on_helper([&f] { return f.log->sync(); });
+    if (w.settings.sync && !w.names_to_sync.empty()) p.names_synced = run_on_helper([&f] { return sync_names(f); });
   };
   pipe.write_placed(placed, while_writing, start_syncs);
   pipe.pieces().clear();
@@ -264,7 +252,7 @@ void close_epoch(LogFile& f) {
   mpi::CaughtError front;
   FrontSum sum;
   const uint64_t epoch = f.committed.epoch + 1;
-  std::future<void> front_synced;  // the built file's fsync, while the epoch commits
+  HelperResult front_synced;  // the built file's fsync, while the epoch commits
   auto build = [&] {
     if (f.team.rank == builder)
       front.run([&] {
@@ -272,7 +260,10 @@ void close_epoch(LogFile& f) {
                                w.settings.max_external_segments,
                                w.settings.front_encoder == "hdf5" ? FrontEncoder::Library : FrontEncoder::Direct);
         if (w.settings.sync)
-          front_synced = in_background([&f] { sync_front_file(*f.store, f.path); });
+          front_synced = run_on_helper([&f] {
+            sync_front_file(*f.store, f.path);
+            return 0;
+          });
       });
   };
   auto checksum = [&]() -> FrontSum {  // the builder's, on every rank (none if the build failed)
@@ -281,12 +272,25 @@ void close_epoch(LogFile& f) {
     if (!v[0]) return FrontSum{};
     return FrontSum{epoch, v[1], uint32_t(v[2])};
   };
+  // A new file's parent directory, which names NAME.loom, is synced once:
+  // after the rename that names NAME in it too (publish_front_file), not also
+  // before the commit record. Nothing is promised before close returns, and a
+  // crash before then loses the whole new file, never a part of it.
+  if (w.settings.sync && w.names_to_sync.size() == 2) w.names_to_sync.pop_back();  // rank 0: {NAME.loom, parent}
   commit(f, build, checksum, /*force=*/true);
-  if (f.team.rank == builder && front.code == 0)
-    front.run([&] {
-      if (front_synced.valid()) front_synced.get();
-      publish_front_file(*f.store, f.path, w.settings.sync);
-    });
+  if (f.team.rank == builder) {
+    if (front.code == 0) {
+      front.run([&] {
+        if (front_synced.valid()) front_synced.get();
+        publish_front_file(*f.store, f.path, w.settings.sync);
+      });
+    } else if (w.settings.sync) {
+      // No front file: the parent is synced all the same (the epoch is
+      // committed); the build's error is the one raised.
+      mpi::CaughtError ignored;
+      ignored.run([&] { sync_front_directory(*f.store, f.path); });
+    }
+  }
   mpi::share_error(f.team.comm, builder, front);
 }
 

@@ -322,7 +322,7 @@ FrontSum encode_front_file(LogStore& store, const std::string& tmp, const LogHea
       image.add_attribute(k, name, node->attrs.at(name));
     }
   const std::vector<unsigned char> bytes = image.encode();
-  auto file = store.open(tmp, LogStore::Access::Create);
+  auto file = store.open(tmp, LogStore::Access::Create, /*profiled=*/true);
   if (!file.file) throw IOError(with_reason("cannot create the front file '" + tmp + "'", file.error));
   file.file->write(bytes.data(), bytes.size(), 0, "writing the front file '" + tmp + "'");
   FrontSum sum;
@@ -495,7 +495,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
 namespace {
 
 void sync_path(LogStore& store, const std::string& p, LogStore::Access access) {
-  auto o = store.open(p, access);
+  auto o = store.open(p, access, /*profiled=*/true);
   const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error;
   if (err) throw IOError(with_reason("cannot sync '" + p + "'", err));
 }
@@ -511,7 +511,11 @@ void publish_front_file(LogStore& store, const std::string& path, bool sync) {
   // durable before we return: a crash leaves the old front file or the new one, whole.
   if (int err = store.rename(front_tmp_path(path), path))
     throw IOError(with_reason("cannot replace front file '" + path + "'", err));
-  if (sync) sync_path(store, std::filesystem::absolute(path).parent_path().string(), LogStore::Access::Directory);
+  if (sync) sync_front_directory(store, path);
+}
+
+void sync_front_directory(LogStore& store, const std::string& path) {
+  sync_path(store, std::filesystem::absolute(path).parent_path().string(), LogStore::Access::Directory);
 }
 
 // The engine's probe() asks it.

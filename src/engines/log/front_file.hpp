@@ -37,6 +37,9 @@ void sync_front_file(LogStore& store, const std::string& path);
 // never sees a half-written one (with `sync`, it must have been synced by
 // sync_front_file, and the directory is synced after).
 void publish_front_file(LogStore& store, const std::string& path, bool sync);
+// Syncs the directory holding the front file `path` (the rename above, and a
+// new file's NAME.loom there).
+void sync_front_directory(LogStore& store, const std::string& path);
 
 // The size and CRC32C of the file at `path` (empty if missing).
 std::optional<FrontSum> checksum_file(LogStore& store, const std::string& path);

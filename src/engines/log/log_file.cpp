@@ -5,6 +5,7 @@
 #include <random>
 
 #include "engines/log/commit.hpp"
+#include "engines/log/helper_threads.hpp"
 
 namespace h5loom::logengine {
 
@@ -30,7 +31,8 @@ namespace {
 // file (an old one, of any engine, must not describe this file, and a log
 // whose front file is missing is recognised as a log), and - with `sync` -
 // their names durable before any epoch can be (a commit syncs file contents,
-// not directories): the first commit syncs them (sync_names).
+// not directories): the first commit syncs them (sync_names), or, for the
+// parent directory, the first close's front file (close_epoch).
 void create_files(LogFile& f, bool sync) {
   LogStore& store = *f.store;
   const std::string dir = directory_of(f.path);
@@ -38,6 +40,16 @@ void create_files(LogFile& f, bool sync) {
     throw ExistsError("cannot create file '" + f.path + "': it already exists (use create() to overwrite)");
   if (int err = store.make_directories(dir)) throw IOError(with_reason("cannot create directory '" + dir + "'", err));
   f.writing->lock.acquire(store, f.path);  // before anything is truncated: another writer may be at work
+  // An old front file goes first, and durably, before the log it may describe
+  // is truncated: a crash must not leave it naming bytes of the new log.
+  const std::string parent = std::filesystem::absolute(f.path).parent_path().string();
+  if (int err = store.remove(f.path); err && err != ENOENT) {
+    throw IOError(with_reason("cannot remove old file '" + f.path + "'", err));
+  } else if (!err && sync) {
+    auto o = store.open(parent, LogStore::Access::Directory, /*profiled=*/true);
+    if (const int e = o.file ? o.file->sync(/*with_metadata=*/true) : o.error)
+      throw IOError(with_reason("cannot sync directory '" + parent + "' after removing old file '" + f.path + "'", e));
+  }
   auto make = [&](const std::string& p, const std::vector<unsigned char>& header) {
     auto o = store.open(p, LogStore::Access::Create);
     if (!o.file) throw IOError(with_reason("cannot create '" + p + "'", o.error));
@@ -52,16 +64,14 @@ void create_files(LogFile& f, bool sync) {
   ch.u32(crc32c(ch.bytes.data(), ch.bytes.size()));
   ch.bytes.resize(kCommitsHeaderSize, 0);
   make(commits_path(f.path), ch.bytes);
-  if (int err = store.remove(f.path); err && err != ENOENT)
-    throw IOError(with_reason("cannot remove old file '" + f.path + "'", err));
-  if (sync) f.writing->names_to_sync = {dir, std::filesystem::absolute(f.path).parent_path().string()};
+  if (sync) f.writing->names_to_sync = {dir, parent};
 }
 
 }  // namespace
 
 int sync_names(LogFile& f) {
   for (const std::string& d : f.writing->names_to_sync) {
-    auto o = f.store->open(d, LogStore::Access::Directory);
+    auto o = f.store->open(d, LogStore::Access::Directory, /*profiled=*/true);
     if (const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error) return err;
   }
   f.writing->names_to_sync.clear();
@@ -77,6 +87,7 @@ std::unique_ptr<LogFile> open_log_file(const std::string& path, OpenMode mode, M
   MPI_Comm_rank(comm, &f->team.rank);
   MPI_Comm_size(comm, &f->team.size);
   if (f->writable()) f->writing = std::make_unique<Writing>(settings);
+  if (f->writable() && settings.sync) start_helper_threads();  // the commits' syncs run on them
   const bool creating = mode == OpenMode::Create || mode == OpenMode::CreateExclusive;
   if (creating) {
     f->committed.header.checksum_unit = settings.checksum_unit;

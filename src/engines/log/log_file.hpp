@@ -4,12 +4,12 @@
 // it is opened and closed.
 #pragma once
 
-#include <future>
 #include <optional>
 #include <memory>
 #include <string>
 
 #include "h5loom/engine.hpp"
+#include "engines/log/helper_threads.hpp"
 #include "engines/log/log_store.hpp"
 #include "engines/log/metadata.hpp"
 #include "engines/log/replay.hpp"
@@ -54,8 +54,8 @@ struct PendingCommit {
   uint64_t epoch = 0;                  // the epoch it commits
   uint64_t log_end = 0;                // where the log's valid bytes end once it is committed
   logfmt::CommitRecord record;         // rank 0's; the time and the front file's checksum come at the end
-  std::future<int> data_synced;        // the log's fdatasync (0 or errno); not valid: this rank does not sync
-  std::future<int> names_synced;       // rank 0 of a new file: its directories (sync_names)
+  HelperResult data_synced;            // the log's fdatasync (0 or errno); not valid: this rank does not sync
+  HelperResult names_synced;           // rank 0 of a new file: its directories (sync_names)
   std::shared_ptr<CommitOutcome> outcome = std::make_shared<CommitOutcome>();
 };
 
@@ -77,8 +77,9 @@ struct Writing {
   std::string last_dataset;
   int last_dataset_id = -1;
   // Rank 0 of a new file with `sync`: the directories holding the new files'
-  // names, synced before the first commit record (sync_names), not at create:
-  // the first commit syncs them while the data is synced.
+  // names (NAME.loom, then its parent), synced before the first commit record
+  // (sync_names), not at create: the first commit syncs them while the data
+  // is synced. A close leaves the parent to the front file's publication.
   std::vector<std::string> names_to_sync;
   // A commit begun and not finished (at most one).
   std::optional<PendingCommit> committing;

@@ -61,9 +61,8 @@ class PosixFile final : public StoredFile {
   }
 
   int sync(bool with_metadata) override {
-    if (with_metadata) return ::fsync(fd_) == 0 ? 0 : errno;
-    Trace trace(*this, profile::Kind::Meta, "fdatasync", 0, 0);
-    return ::fdatasync(fd_) == 0 ? 0 : errno;
+    Trace trace(*this, profile::Kind::Meta, with_metadata ? "fsync" : "fdatasync", 0, 0);
+    return (with_metadata ? ::fsync(fd_) : ::fdatasync(fd_)) == 0 ? 0 : errno;
   }
 
   int truncate(uint64_t size) override { return ::ftruncate(fd_, static_cast<off_t>(size)) == 0 ? 0 : errno; }

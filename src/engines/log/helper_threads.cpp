@@ -1,0 +1,99 @@
+#include "engines/log/helper_threads.hpp"
+
+#include <pthread.h>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace h5loom::logengine {
+
+namespace {
+
+// A commit runs at most three syncs at once (data, directories, front file);
+// several files committing at once wait their turn.
+constexpr std::size_t kThreads = 3;
+
+class HelperThreads {
+ public:
+  // The process's (never destroyed: a program may exit while one syncs).
+  static HelperThreads& instance() {
+    static const bool registered = [] {
+      // A child of fork() has none of its parent's threads: it starts its own.
+      pthread_atfork(nullptr, nullptr, [] { current() = new HelperThreads; });
+      return true;
+    }();
+    (void)registered;
+    return *current();
+  }
+
+  void start() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    start_threads();
+  }
+
+  std::future<int> run(std::function<int()> task) {
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      start_threads();
+      if (!threads_.empty()) {
+        std::packaged_task<int()> job(std::move(task));
+        std::future<int> result = job.get_future();
+        queue_.push_back(std::move(job));
+        work_.notify_one();
+        return result;
+      }
+    } catch (...) {  // no memory for the task: it runs on the caller's thread
+    }
+    // No thread could be started (no memory, a thread limit): the caller
+    // runs it when it asks for the result, as std::async's deferred policy.
+    return std::async(std::launch::deferred, std::move(task));
+  }
+
+ private:
+  static HelperThreads*& current() {
+    static HelperThreads* pool = new HelperThreads;
+    return pool;
+  }
+
+  void start_threads() {  // under mutex_
+    while (threads_.size() < kThreads) {
+      try {
+        threads_.emplace_back([this] { loop(); });
+        threads_.back().detach();
+      } catch (...) {
+        return;
+      }
+    }
+  }
+
+  void loop() {
+    for (;;) {
+      std::packaged_task<int()> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        work_.wait(lock, [this] { return !queue_.empty(); });
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();  // its exception, if any, goes to its future
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable work_;
+  std::deque<std::packaged_task<int()>> queue_;
+  std::vector<std::thread> threads_;  // detached; kept to count them
+};
+
+}  // namespace
+
+void start_helper_threads() { HelperThreads::instance().start(); }
+
+HelperResult run_on_helper(std::function<int()> task) {
+  return HelperResult(HelperThreads::instance().run(std::move(task)));
+}
+
+}  // namespace h5loom::logengine
