@@ -62,9 +62,17 @@ struct Writer {
     bytes.insert(bytes.end(), c, c + n);
   }
   void u8(uint8_t v) { bytes.push_back(v); }
-  void u16(uint16_t v) { for (int i = 0; i < 2; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
-  void u32(uint32_t v) { for (int i = 0; i < 4; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
-  void u64(uint64_t v) { for (int i = 0; i < 8; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
+  void u16(uint16_t v) { little_endian<2>(v); }
+  void u32(uint32_t v) { little_endian<4>(v); }
+  void u64(uint64_t v) { little_endian<8>(v); }
+
+ private:
+  template <int N>
+  void little_endian(uint64_t v) {  // one insert, not N growth checks
+    unsigned char b[N];
+    for (int i = 0; i < N; ++i) b[i] = uint8_t(v >> (8 * i));
+    raw(b, N);
+  }
 };
 
 struct Reader {

@@ -301,11 +301,11 @@ FrontSum encode_front_file(LogStore& store, const std::string& tmp, const LogHea
       const FrontPlan& plan = plans.at(node.dataset);
       const Datatype dtype = info.dtype.in_memory();  // the log's bytes as they were in memory (as below)
       if (plan.kind == FrontPlan::External)
-        k = image.add_dataset(parent, name, dtype, info.shape, plan.segments, {});
+        k = image.add_dataset(parent, name, dtype, info.shape, log_name, plan.segments, {});
       else if (plan.kind == FrontPlan::Virtual)
         k = image.add_virtual_dataset(parent, name, dtype, info.shape, mappings_of(plan, arrays, dtype), info.fill);
       else
-        k = image.add_dataset(parent, name, info.dtype, info.shape, {}, info.fill);
+        k = image.add_dataset(parent, name, info.dtype, info.shape, log_name, {}, info.fill);
     }
     made.emplace(p, k);
     objects.emplace_back(k, &node);
@@ -313,8 +313,11 @@ FrontSum encode_front_file(LogStore& store, const std::string& tmp, const LogHea
   // The arrays the virtual datasets map, after the application's objects.
   if (auto specs = arrays.arrays(); !specs.empty()) {
     const int sources = image.add_group(FrontImage::kRoot, std::string(kFrontSources).substr(1));
-    for (const auto& [path, spec] : specs)
-      image.add_dataset(sources, path.substr(path.rfind('/') + 1), spec.dtype, spec.shape, spec.external, {});
+    for (const auto& [path, spec] : specs) {
+      std::vector<LogBytes> runs;  // (all in the log)
+      for (const auto& seg : spec.external) runs.push_back({seg.offset, seg.size});
+      image.add_dataset(sources, path.substr(path.rfind('/') + 1), spec.dtype, spec.shape, log_name, runs, {});
+    }
   }
   for (const auto& [k, node] : objects)
     for (const auto& name : node->attr_order) {
@@ -439,7 +442,8 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
           // The log holds the bytes as they were in memory: the type says so
           // (a big-endian dataset shows as little-endian here, values the same).
           DatasetSpec spec;
-          spec.dtype = info.dtype.in_memory(), spec.shape = info.shape, spec.external = plan.segments;
+          spec.dtype = info.dtype.in_memory(), spec.shape = info.shape;
+          for (const auto& b : plan.segments) spec.external.push_back({log_name, b.offset, b.size});
           spec.named_type = shared(spec.dtype);
           e->create_dataset(*h, p, spec);
         } else if (plan.kind == FrontPlan::Virtual) {

@@ -251,18 +251,18 @@ std::vector<unsigned char> FrontImage::dataset_messages(const Datatype& dtype, c
 }
 
 int FrontImage::add_dataset(int parent, const std::string& name, const Datatype& dtype, const Dims& shape,
-                            std::vector<ExternalSegment> external, const std::vector<unsigned char>& fill) {
+                            const std::string& file, const std::vector<LogBytes>& external,
+                            const std::vector<unsigned char>& fill) {
   Object d;
   const uint64_t nbytes = product(shape) * dtype.size();
   Writer w;
   w.bytes = dataset_messages(dtype, shape, fill);
+  w.bytes.reserve(w.bytes.size() + 2 * 6 + 12 + 24 * external.size() + 18);  // + external file list, layout
   if (!external.empty()) {
     // External file list version 1, its names in a local heap after the header:
     // offset 0 the empty string (HDF5 wants it), offset 8 the log's name.
-    const std::string& file = external.front().file;
-    for (const auto& seg : external)
-      if (seg.file != file) throw std::logic_error("front file encoding: external storage in more than one file");
     Writer efl;
+    efl.bytes.reserve(16 + 24 * external.size());
     efl.u8(1), efl.u8(0), efl.u8(0), efl.u8(0);
     efl.u16(uint16_t(external.size())), efl.u16(uint16_t(external.size()));
     const std::size_t heap_at = efl.bytes.size();

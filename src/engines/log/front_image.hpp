@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/log/front_plan.hpp"
 #include "h5loom/h5loom.hpp"
 
 namespace h5loom::logengine {
@@ -52,11 +53,12 @@ class FrontImage {
   // A group `name` in group `parent`; returns its number.
   int add_group(int parent, const std::string& name);
   // A dataset of `dtype` (can_hold) and `shape` (at least one dimension) in
-  // group `parent`, whose bytes are the `external` segments of one file, in
-  // order (the dataset's size in all), or, if there are none, never written:
-  // it reads as `fill` (one element; empty: zeros). Returns its number.
+  // group `parent`, whose bytes are the `external` segments of the file
+  // `file`, in order (the dataset's size in all), or, if there are none, never
+  // written: it reads as `fill` (one element; empty: zeros). Returns its number.
   int add_dataset(int parent, const std::string& name, const Datatype& dtype, const Dims& shape,
-                  std::vector<ExternalSegment> external, const std::vector<unsigned char>& fill);
+                  const std::string& file, const std::vector<LogBytes>& external,
+                  const std::vector<unsigned char>& fill);
   // A virtual dataset of `dtype` (can_hold) and `shape` in group `parent`: each
   // mapping (can_hold_mappings) a box or regular hyperslab of it filled by a
   // 1-D dataset of this file; elements no mapping covers read as `fill` (one

@@ -195,8 +195,8 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });
     uint64_t next = 0;
     bool gaps = false;
-    struct Bytes { uint64_t offset, size; };
-    std::vector<Bytes> segments;  // the log's runs in dataset order, merged where the log continues
+    std::vector<LogBytes> segments;  // the log's runs in dataset order, merged where the log continues
+    segments.reserve(runs.size());
     for (const auto& r : runs) {
       if (r.first < next) {
         plan.why_not = "some of its elements were written more than once";
@@ -212,7 +212,7 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
     gaps = gaps || next != total;
     if (!gaps && segments.size() <= max_runs) {
       plan.kind = FrontPlan::External;
-      for (const auto& b : segments) plan.segments.push_back({log_name, b.offset, b.size});
+      plan.segments = std::move(segments);
       return plan;
     }
   } else if (shown.size() <= max_pieces && overlapping(shown)) {

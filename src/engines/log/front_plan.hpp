@@ -20,9 +20,16 @@ class Index;
 // The front file's group of the arrays that virtual datasets map (LogArrays).
 constexpr const char* kFrontSources = "/_h5loom_blocks";
 
+// `size` bytes at `offset` of the log.
+struct LogBytes {
+  uint64_t offset = 0, size = 0;
+};
+
 struct FrontPlan {
   enum Kind { Unwritten, External, Virtual, LogOnly } kind = LogOnly;
-  std::vector<ExternalSegment> segments;  // External: the dataset's bytes, in order
+  // External: the dataset's bytes, in order, in the log (not ExternalSegments:
+  // a file name per segment cost an allocation each, thousands per file).
+  std::vector<LogBytes> segments;
   struct Box {
     Dims start, count;
     uint64_t offset = 0;  // of its first element in the log
