@@ -31,8 +31,8 @@ import time
 CONFIGS = {
     # defaults: 1 MiB boxes are large writes, written into 64 MiB regions
     "defaults": ('{"engine":"log"}', 1 << 20),
-    # every write of 64 bytes or more into 4 KiB regions, 8 KiB buffers: regions overflow, buffers spill
-    "regions": ('{"engine":"log","log":{"direct_threshold":64,"aggregate_below":64,"region_size":4096,"buffer_size":8192}}', 8192),
+    # every write of 64 bytes or more into 4 KiB regions, 8 KiB buffers spilled at 1 KiB: regions overflow, buffers spill
+    "regions": ('{"engine":"log","log":{"direct_threshold":64,"aggregate_below":64,"spill_at":1024,"region_size":4096,"buffer_size":8192}}', 8192),
     # every rank writes its own buffered data
     "aggall": ('{"engine":"log","log":{"aggregators":"all"}}', 8192),
     # one aggregator, 4 KiB buffers: small writes spill during the step

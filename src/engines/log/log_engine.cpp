@@ -166,7 +166,8 @@ class LogEngine final : public engine::Engine {
                                     text(f.writing->pipeline->transport().aggregators()) + " aggregator(s), regions of " +
                                     text(f.writing->pipeline->regions().size()) + " bytes per rank for writes of " +
                                     text(settings_.large_write) + " bytes or more (and buffers of " +
-                                    text(settings_.own_region_min) + " bytes or more), sync " +
+                                    text(settings_.spill_at) + " bytes as they fill, of " +
+                                    text(settings_.own_region_min) + " bytes or more at a write-out), sync " +
                                     (settings_.sync ? "on" : "off"));
     return p;
   }
@@ -531,6 +532,7 @@ std::unique_ptr<Engine> make_log_engine(Knobs& knobs) {
   }
   s.large_write = knobs.get<uint64_t>("direct_threshold", s.large_write);
   s.own_region_min = knobs.get<uint64_t>("aggregate_below", s.own_region_min);
+  s.spill_at = knobs.get<uint64_t>("spill_at", s.spill_at);
   s.region_size = knobs.get<uint64_t>("region_size", s.region_size);
   s.region_alignment = knobs.get<uint64_t>("region_alignment", s.region_alignment);
   if (s.region_alignment == 0 || s.region_alignment % logengine::kRegionAlignment != 0 ||

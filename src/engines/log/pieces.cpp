@@ -59,6 +59,16 @@ void PieceList::written(BlockEntry block, const unsigned char* src, uint64_t at,
   pieces_.push_back(Piece{std::move(block), Piece::Bytes::InLog, nullptr, nullptr});
 }
 
+void PieceList::spilled(uint64_t at, uint64_t epoch, uint64_t unit) {
+  const unsigned char* buffer = buffer_.data();
+  for (auto& p : pieces_)
+    if (p.bytes == Piece::Bytes::Copied) {
+      seal(p.block, buffer + p.block.offset, at + p.block.offset, epoch, unit);
+      p.bytes = Piece::Bytes::InLog;
+    }
+  buffer_.clear(/*keep_at_most=*/reservation_);
+}
+
 void PieceList::placed(bool written) {
   if (written) {
     for (auto& p : pieces_) p.bytes = Piece::Bytes::InLog, p.data = nullptr, p.keep.reset();

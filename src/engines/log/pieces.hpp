@@ -60,6 +60,10 @@ class PieceList {
   // checksums continued: a rank that writes a large array in slabs into its
   // region leaves one block.
   void written(BlockEntry block, const unsigned char* src, uint64_t at, uint64_t epoch, uint64_t unit);
+  // The whole buffer was written to the log at `at`, before any write-out (a
+  // spill): its pieces are in the log now, sealed for `epoch` as placement
+  // would seal them, and the buffer is empty for the writes that follow.
+  void spilled(uint64_t at, uint64_t epoch, uint64_t unit);
 
   std::vector<Piece>& pieces() { return pieces_; }
   const std::vector<Piece>& pieces() const { return pieces_; }

@@ -45,6 +45,7 @@ class Regions {
 
   // Whether this rank wrote to (or wanted) its region this round, or a region write failed.
   bool busy() const { return used_ > 0 || demand_ > 0 || !error_.empty(); }
+  bool failed() const { return !error_.empty(); }
 
   // Opens a round after `log_end` (every rank at the same point of the collective sequence).
   void open_round(uint64_t log_end);

@@ -17,9 +17,15 @@ struct Settings {
   // A write of one box at least this large is a "large write": it is not
   // copied, but written to the rank's region at once, or out from the caller's
   // memory at the next write-out (knob `direct_threshold`). Below it a copy
-  // into the buffer is cheaper than a system call per write; above it the
-  // copy is as dear as the pwrite it saves (measured: docs/engines/log.md).
-  uint64_t large_write = 64 * 1024;
+  // into the buffer, written out in spills (spill_at), costs less than a
+  // system call per write, and the program does not wait on the kernel at
+  // every write; above it the copy is as dear as the pwrite it saves
+  // (measured: docs/engines/log.md).
+  uint64_t large_write = 256 * 1024;
+  // A rank's buffer that reaches this many bytes is written into its region
+  // at once, if it has room (knob `spill_at`; 0: never): small writes then
+  // reach storage while the program goes on, not all at the commit.
+  uint64_t spill_at = 256 * 1024;
   // At a write-out, a rank whose buffer holds at least this much writes it
   // into its own region; smaller buffers go to the aggregators, which join
   // many ranks' small pieces into large writes (knob `aggregate_below`).

@@ -83,6 +83,27 @@ void WritePipeline::add_block(uint32_t id, const std::string& dataset, const Dim
   }
   if (large && may_keep) return pieces_.refer(boxed(), src, keep);
   pieces_.copy(e, start, count, src, dense, whole ? nullptr : dense_start, es);
+  spill_if_full();
+}
+
+// A buffer of `spill_at` bytes goes into the rank's region now, in one write
+// started to storage at once (with `sync`): many small writes then reach the
+// device while the program goes on, as large ones do, instead of all at the
+// commit, and one system call serves many writes. Without room it waits for
+// the write-out. An I/O error is kept for the end of the round (Regions::fail); the
+// pieces stay in the buffer, never committed (the round's end raises it).
+void WritePipeline::spill_if_full() {
+  const uint64_t n = pieces_.buffered_bytes();
+  if (settings_.spill_at == 0 || n < settings_.spill_at || regions_.failed() || !regions_.has_room(n)) return;
+  const uint64_t at = regions_.cursor();
+  mpi::CaughtError err;
+  err.run([&] { log_.write(pieces_.buffer().data(), n, at, "writing buffered writes to the log of '" + path_ + "'"); });
+  if (err.code != 0) return regions_.fail(err.msg);
+  if (settings_.sync) log_.start_write_back(at, n);
+  regions_.add_demand(n);
+  regions_.take(n);
+  unsynced_region_bytes_ += n;
+  pieces_.spilled(at, epoch_, unit_);
 }
 
 // Writes one block to this rank's region now, from the caller's memory; it

@@ -8,7 +8,9 @@
 //  * else a large write whose memory may be kept is a borrowed (or kept)
 //    piece, written out from the caller's memory at the next write-out;
 //  * anything else is copied into the coalescing buffer (and may grow the
-//    block before it).
+//    block before it); a buffer that reaches `spill_at` bytes goes into the
+//    rank's region at once (a spill), so that its bytes reach storage while
+//    the program goes on.
 // write_out() - collective - places every piece (placement.hpp) and moves the
 // bytes to the log (aggregator_transport.hpp). The commit protocol (commit.hpp)
 // places, exchanges the blocks' entries, then writes, so that the index is
@@ -108,6 +110,7 @@ class WritePipeline {
                  const unsigned char* src, const Dims& dense, const Dims* dense_start, std::size_t es, bool may_keep,
                  const std::shared_ptr<const void>& keep);
   void write_to_region(BlockEntry e, const std::string& dataset, const unsigned char* src);
+  void spill_if_full();
 
   Team team_;
   std::string path_;

@@ -316,3 +316,25 @@ def test_a_failed_region_write_is_raised_and_loses_nothing_committed(tmp_path):
             assert f["lost"].shape == (1 << 20,)
     out = cli("verify", str(path))
     assert out.returncode == 0 and "OK" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("spill_at", [0, 65536])
+def test_spill_writes_a_full_buffer_before_the_flush(tmp_path, spill_at):
+    """Copied small writes reach the log once the buffer holds spill_at bytes, before any flush; 0 keeps them."""
+    path = tmp_path / "spill.h5"
+    log = pathlib.Path(str(path) + ".loom") / "log"
+    rows = np.arange(40 * 512, dtype="f8").reshape(40, 512)  # 40 writes of 4 KiB: 160 KiB
+    with h5loom.File(path, "w", engine={"engine": "log", "log": {"spill_at": spill_at}}) as f:
+        ds = f.create_dataset("rows", shape=rows.shape, dtype="f8")
+        for i in range(len(rows)):
+            ds[i] = rows[i]
+        header = 4096
+        if spill_at:
+            # Two spills of 64 KiB each (16 rows), the last 8 rows still buffered.
+            assert log.stat().st_size >= header + 2 * spill_at
+        else:
+            assert log.stat().st_size == header
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["rows"][...], rows)
+    out = cli("verify", str(path))
+    assert out.returncode == 0, out.stdout + out.stderr
