@@ -39,7 +39,7 @@ class HelperThreads {
       std::lock_guard<std::mutex> lock(mutex_);
       start_threads();
       if (!threads_.empty()) {
-        std::packaged_task<int()> job(std::move(task));
+        std::packaged_task<int()> job(task);  // a copy: `task` stays whole for the fallback below
         std::future<int> result = job.get_future();
         queue_.push_back(std::move(job));
         work_.notify_one();
