@@ -32,11 +32,12 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
   const Dims dense = sel.selected_shape(info.shape);
   auto* dst = static_cast<unsigned char*>(out);
   // Never-written elements read as the fill value (0 without one), as in HDF5.
-  if (product(dense) > 0) {
+  auto fill = [&] {
+    if (product(dense) == 0) return;
     if (info.fill.empty()) std::memset(dst, 0, product(dense) * es);
     else for (uint64_t i = 0; i < product(dense); ++i) std::memcpy(dst + i * es, info.fill.data(), es);
-  }
-  if (index_.blocks(uint32_t(id)).empty()) return;
+  };
+  if (index_.blocks(uint32_t(id)).empty()) return fill();
 
   struct Hit {
     const BlockEntry* entry;
@@ -73,6 +74,10 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
   needs.reserve(hits.size());
   Dims s, c, limit, kept_s, kept_c;
   const Dims origin(info.shape.size(), 0);
+  // The selection's boxes that one block covers whole: if every box is, no
+  // element is left for the fill value (a rank reading back its own tile
+  // would otherwise write its whole output twice).
+  std::vector<char> box_whole(boxes.size(), 0);
   for (const auto& h : hits) {
     const BlockEntry& e = *h.entry;
     intersect(e.start, e.count, h.box->start, h.box->count, s, c);
@@ -95,8 +100,10 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
     bool contiguous = c == e.count;
     for (std::size_t d = 1; d < c.size(); ++d) contiguous = contiguous && c[d] == dense[d];
     if (contiguous && e.nbytes >= kStraightMin) n.into_output = dst + row_major_index(n.in_dense, dense) * es;
+    if (c == h.box->count) box_whole[std::size_t(h.box - boxes.data())] = 1;
     needs.push_back(std::move(n));
   }
+  if (std::find(box_whole.begin(), box_whole.end(), 0) != box_whole.end()) fill();
   std::vector<unsigned char> staging;
   const std::string reading = "reading dataset '" + path + "' in " + where_;
   for (std::size_t begin = 0; begin < needs.size();) {
