@@ -499,9 +499,7 @@ FrontSum build_front_file(LogStore& store, const std::string& path, const LogHea
 namespace {
 
 void sync_path(LogStore& store, const std::string& p, LogStore::Access access) {
-  auto o = store.open(p, access, /*profiled=*/true);
-  const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error;
-  if (err) throw IOError(with_reason("cannot sync '" + p + "'", err));
+  if (const int err = fsync_path(store, p, access)) throw IOError(with_reason("cannot sync '" + p + "'", err));
 }
 
 }  // namespace

@@ -46,8 +46,7 @@ void create_files(LogFile& f, bool sync) {
   if (int err = store.remove(f.path); err && err != ENOENT) {
     throw IOError(with_reason("cannot remove old file '" + f.path + "'", err));
   } else if (!err && sync) {
-    auto o = store.open(parent, LogStore::Access::Directory, /*profiled=*/true);
-    if (const int e = o.file ? o.file->sync(/*with_metadata=*/true) : o.error)
+    if (const int e = fsync_path(store, parent, LogStore::Access::Directory))
       throw IOError(with_reason("cannot sync directory '" + parent + "' after removing old file '" + f.path + "'", e));
   }
   auto make = [&](const std::string& p, const std::vector<unsigned char>& header) {
@@ -71,8 +70,7 @@ void create_files(LogFile& f, bool sync) {
 
 int sync_names(LogFile& f) {
   for (const std::string& d : f.writing->names_to_sync) {
-    auto o = f.store->open(d, LogStore::Access::Directory, /*profiled=*/true);
-    if (const int err = o.file ? o.file->sync(/*with_metadata=*/true) : o.error) return err;
+    if (const int err = fsync_path(*f.store, d, LogStore::Access::Directory)) return err;
   }
   f.writing->names_to_sync.clear();
   return 0;

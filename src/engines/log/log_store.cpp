@@ -151,6 +151,11 @@ class PosixStore final : public LogStore {
 
 }  // namespace
 
+int fsync_path(LogStore& store, const std::string& path, LogStore::Access access) {
+  auto o = store.open(path, access, /*profiled=*/true);
+  return o.file ? o.file->sync(/*with_metadata=*/true) : o.error;
+}
+
 LogStore& posix_store() {
   static PosixStore store;
   return store;

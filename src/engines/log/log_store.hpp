@@ -69,8 +69,9 @@ class LogStore {
 
   virtual ~LogStore() = default;
   // `profiled`: the profile's POSIX layer records the file's writes, reads and
-  // syncs (the engine's log and journal as a writer and reader use them; not
-  // the headers at creation, scans, verify or checksums).
+  // syncs (the engine's log and journal as a writer and reader use them, the
+  // front file and directory syncs; not the headers at creation, scans,
+  // verify or checksums).
   virtual Opened open(const std::string& path, Access access, bool profiled = false) = 0;
   // Opens (creating if missing) `path` and takes an exclusive lock on it. On
   // storage without locks the file is opened and no exclusion is given.
@@ -86,6 +87,12 @@ class LogStore {
 // The POSIX store (pwrite, pread, fdatasync, fsync, ftruncate, rename, unlink,
 // sync_file_range, open-file-description locks).
 LogStore& posix_store();
+
+// Opens `path` (`access`: Read for a file, Directory for a directory) and
+// syncs it with its metadata (fsync): a file before it is renamed into place,
+// a directory once names in it changed. Returns 0 or errno; recorded by the
+// profile's POSIX layer.
+int fsync_path(LogStore& store, const std::string& path, LogStore::Access access);
 
 // "what: <strerror(error)>", for messages about a failed call.
 std::string with_reason(const std::string& what, int error);
