@@ -95,29 +95,35 @@ void WritePipeline::add_block(uint32_t id, const std::string& dataset, const Dim
 void WritePipeline::spill_if_full() {
   const uint64_t n = pieces_.buffered_bytes();
   if (settings_.spill_at == 0 || n < settings_.spill_at || regions_.failed() || !regions_.has_room(n)) return;
-  const uint64_t at = regions_.cursor();
-  mpi::CaughtError err;
-  err.run([&] { log_.write(pieces_.buffer().data(), n, at, "writing buffered writes to the log of '" + path_ + "'"); });
-  if (err.code != 0) return regions_.fail(err.msg);
-  if (settings_.sync) log_.start_write_back(at, n);
+  const auto at = write_into_region(pieces_.buffer().data(), n, "writing buffered writes to the log of '" + path_ + "'");
+  if (!at) return;
   regions_.add_demand(n);
-  regions_.take(n);
-  unsynced_region_bytes_ += n;
-  pieces_.spilled(at, epoch_, unit_);
+  pieces_.spilled(*at, epoch_, unit_);
 }
 
 // Writes one block to this rank's region now, from the caller's memory; it
 // joins the epoch's pieces as written. An I/O error is kept for the end of
 // the round (Regions::fail).
 void WritePipeline::write_to_region(BlockEntry e, const std::string& dataset, const unsigned char* src) {
+  const auto at = write_into_region(src, e.nbytes, "writing dataset '" + dataset + "' to the log of '" + path_ + "'");
+  if (at) pieces_.written(std::move(e), src, *at, epoch_, unit_);
+}
+
+// Writes n bytes at the region's cursor and claims them (its write-back
+// started, with `sync`); returns where they went, or nothing if the write
+// failed: the error is kept for the end of the round (Regions::fail).
+std::optional<uint64_t> WritePipeline::write_into_region(const unsigned char* src, uint64_t n, const std::string& what) {
   const uint64_t at = regions_.cursor();
   mpi::CaughtError err;
-  err.run([&] { log_.write(src, e.nbytes, at, "writing dataset '" + dataset + "' to the log of '" + path_ + "'"); });
-  if (err.code != 0) return regions_.fail(err.msg);
-  if (settings_.sync) log_.start_write_back(at, e.nbytes);
-  regions_.take(e.nbytes);
-  unsynced_region_bytes_ += e.nbytes;
-  pieces_.written(std::move(e), src, at, epoch_, unit_);
+  err.run([&] { log_.write(src, n, at, what); });
+  if (err.code != 0) {
+    regions_.fail(err.msg);
+    return std::nullopt;
+  }
+  if (settings_.sync) log_.start_write_back(at, n);
+  regions_.take(n);
+  unsynced_region_bytes_ += n;
+  return at;
 }
 
 void WritePipeline::sync_region_writes() {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engines/log/aggregator_transport.hpp"
@@ -110,6 +111,7 @@ class WritePipeline {
                  const unsigned char* src, const Dims& dense, const Dims* dense_start, std::size_t es, bool may_keep,
                  const std::shared_ptr<const void>& keep);
   void write_to_region(BlockEntry e, const std::string& dataset, const unsigned char* src);
+  std::optional<uint64_t> write_into_region(const unsigned char* src, uint64_t n, const std::string& what);
   void spill_if_full();
 
   Team team_;
