@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/memory_copy.hpp"
+
 namespace h5loom::logengine {
 
 std::vector<PlacedBox> selection_boxes(const Selection& sel, const Dims& shape) {
@@ -94,7 +96,7 @@ void copy_subbox(const unsigned char* src, const Dims& src_shape, const Dims& sr
     for (std::size_t d = 0; d < inner; ++d) s[d] = src_start[d] + idx[d], t[d] = dst_start[d] + idx[d];
     uint64_t so = row_major_index(s, src_shape) * element_size - src_byte_shift;
     uint64_t to = row_major_index(t, dst_shape) * element_size;
-    std::memcpy(dst + to, src + so, run_bytes);
+    copy_bytes(dst + to, src + so, run_bytes);
     std::size_t d = inner;
     while (d > 0) {
       --d;

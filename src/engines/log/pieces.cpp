@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/memory_copy.hpp"
 #include "engines/log/boxes.hpp"
 
 namespace h5loom::logengine {
@@ -11,7 +12,7 @@ void PieceList::copy(const BlockEntry& block, const Dims& start, const Dims& cou
                      const Dims& dense, const Dims* dense_start, std::size_t es) {
   const uint64_t at = buffer_.size(), nbytes = block.nbytes;
   unsigned char* dst = buffer_.append(nbytes, reservation_);
-  if (!dense_start) std::memcpy(dst, src, nbytes);
+  if (!dense_start) copy_bytes(dst, src, nbytes);
   else copy_subbox(src, dense, *dense_start, dst, count, Dims(count.size(), 0), count, es);
   if (!pieces_.empty()) {
     Piece& last = pieces_.back();

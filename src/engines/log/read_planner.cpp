@@ -104,7 +104,11 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
     needs.push_back(std::move(n));
   }
   if (std::find(box_whole.begin(), box_whole.end(), 0) != box_whole.end()) fill();
-  std::vector<unsigned char> staging;
+  // The staging buffer starts on a page and each span sits at its log
+  // offset's place in a page, so the kernel copies into it at full speed
+  // (core/memory_copy.hpp; a few KiB of padding per span).
+  std::vector<unsigned char> staging_memory;
+  unsigned char* staging = nullptr;
   const std::string reading = "reading dataset '" + path + "' in " + where_;
   for (std::size_t begin = 0; begin < needs.size();) {
     // A batch of needs (in write order) whose staged bytes stay under kBatch.
@@ -126,20 +130,24 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
     for (Need* n : order) {
       uint64_t from = n->e->offset + n->r0, to = n->e->offset + n->r1;
       if (spans.empty() || from > spans.back().to + kGap || from < spans.back().from) {
-        spans.push_back({from, to, total});
+        spans.push_back({from, to, total + ((from - total) & 4095)});
       } else if (to > spans.back().to) {
         spans.back().to = to;
       }
       total = spans.back().at + (spans.back().to - spans.back().from);
       n->staged = spans.back().at + (from - spans.back().from);
     }
-    staging.resize(total);
-    for (const auto& sp : spans) log_.read(staging.data() + sp.at, sp.to - sp.from, sp.from, reading);
+    if (staging_memory.size() < total + 4096) {
+      staging_memory.assign(total + 4096, 0);
+      const auto base = reinterpret_cast<std::uintptr_t>(staging_memory.data());
+      staging = staging_memory.data() + ((4096 - (base & 4095)) & 4095);
+    }
+    for (const auto& sp : spans) log_.read(staging + sp.at, sp.to - sp.from, sp.from, reading);
     // Then every need of the batch, in write order: read the straight ones, check, copy.
     for (std::size_t i = begin; i < end; ++i) {
       Need& n = needs[i];
       const BlockEntry& e = *n.e;
-      unsigned char* bytes = n.into_output ? n.into_output : staging.data() + n.staged;
+      unsigned char* bytes = n.into_output ? n.into_output : staging + n.staged;
       if (n.into_output) log_.read(bytes, n.r1 - n.r0, e.offset + n.r0, "reading " + describe_block(where_, path, e));
       for (uint64_t at = n.r0; at < n.r1; at += unit) {
         uint64_t len = std::min(unit, e.nbytes - at);
