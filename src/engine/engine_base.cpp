@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/memory_copy.hpp"
 #include "h5loom/engine.hpp"
 
 namespace h5loom::engine {
@@ -15,7 +16,7 @@ namespace h5loom::engine {
 WriteBuffer WriteBuffer::keep(std::size_t bytes) const {
   if (lifetime_ == Lifetime::Owned) return *this;
   auto copy = std::shared_ptr<unsigned char[]>(new unsigned char[bytes > 0 ? bytes : 1]);
-  if (bytes > 0) std::memcpy(copy.get(), data_, bytes);
+  if (bytes > 0) copy_bytes(copy.get(), data_, bytes);
   const void* p = copy.get();
   return owned(std::shared_ptr<const void>(copy, p), p);
 }

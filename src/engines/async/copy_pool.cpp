@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "core/memory_copy.hpp"
+
 namespace h5loom::async {
 
 CopyPool& CopyPool::instance() {
@@ -25,7 +27,7 @@ std::shared_ptr<const void> CopyPool::copy(const void* data, std::size_t n) {
     }
   }
   if (!p && !(p = std::malloc(capacity))) throw std::bad_alloc();
-  std::memcpy(p, data, n);
+  copy_bytes(p, data, n);
   return std::shared_ptr<const void>(p, [this, capacity](const void* q) { give_back(const_cast<void*>(q), capacity); });
 }
 
