@@ -50,6 +50,53 @@ TEST_F(selection, ReadAStridedSubset) {
   EXPECT_EQ(got, want);
 }
 
+// Selections of many pieces (the log engine reads them as their bounding box
+// and picks them out): in 1, 2 and 3 dimensions, with blocks, and with a whole
+// run along the last dimension. Each rank reads a different one.
+TEST_F(selection, ReadManyStridedPieces) {
+  auto f = File::create(file_path(), options());
+  const Dims shape{6, 30, 40};
+  auto ds = f.create_dataset<int32_t>("cube", shape);
+  std::vector<int32_t> data(product(shape));
+  std::iota(data.begin(), data.end(), 0);
+  if (rank() == 0) ds.write(Selection::all(), data);
+  auto line = f.create_dataset<int32_t>("line", {1000});
+  std::vector<int32_t> ldata(1000);
+  std::iota(ldata.begin(), ldata.end(), 7);
+  if (rank() == 0) line.write(Selection::all(), ldata);
+  f.flush();
+  const uint64_t r = uint64_t(rank());
+  struct Case { Dims start, count, stride, block; };
+  const Case cases[] = {
+      {{1, 2 + r, 3}, {2, 5, 9}, {2, 5, 4}, {1, 2, 3}},  // 90 pieces, blocks in every dimension
+      {{0, r % 2, 5}, {6, 1, 1}, {1, 1, 1}, {1, 28, 30}}, // one piece: a box
+      {{r % 2, 0, 2}, {3, 15, 1}, {2, 2, 1}, {1, 1, 35}}, // 45 rows, each a whole run
+      {{0, 0, r}, {6, 30, 13}, {1, 1, 3}, {1, 1, 1}},     // every third column of every row
+  };
+  for (const auto& c : cases) {
+    auto sel = Selection::hyperslab(c.start, c.count, c.stride, c.block);
+    std::vector<int32_t> want;
+    for (uint64_t i = 0; i < c.count[0]; ++i)
+      for (uint64_t bi = 0; bi < c.block[0]; ++bi)
+        for (uint64_t j = 0; j < c.count[1]; ++j)
+          for (uint64_t bj = 0; bj < c.block[1]; ++bj)
+            for (uint64_t k = 0; k < c.count[2]; ++k)
+              for (uint64_t bk = 0; bk < c.block[2]; ++bk) {
+                const uint64_t x = c.start[0] + i * c.stride[0] + bi, y = c.start[1] + j * c.stride[1] + bj,
+                               z = c.start[2] + k * c.stride[2] + bk;
+                want.push_back(data[(x * shape[1] + y) * shape[2] + z]);
+              }
+    EXPECT_EQ(ds.read<int32_t>(sel), want) << sel.to_string();
+  }
+  // 1-D: every 8th element of this rank's part, and pairs every 5.
+  auto every8 = line.read<int32_t>(Selection::hyperslab({r}, {120}, {8}));
+  ASSERT_EQ(every8.size(), 120u);
+  for (uint64_t i = 0; i < 120; ++i) ASSERT_EQ(every8[i], int32_t(7 + r + 8 * i)) << i;
+  auto pairs = line.read<int32_t>(Selection::hyperslab({3}, {199}, {5}, {2}));
+  ASSERT_EQ(pairs.size(), 398u);
+  for (uint64_t i = 0; i < 398; ++i) ASSERT_EQ(pairs[i], int32_t(7 + 3 + 5 * (i / 2) + i % 2)) << i;
+}
+
 TEST_F(selection, EmptySelectionOnSomeRanks) {
   auto f = File::create(file_path(), options());
   auto ds = f.create_dataset<int16_t>("only0", {5});
