@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <tuple>
 
 #include "engines/log/boxes.hpp"
@@ -184,8 +185,9 @@ bool ReadPlanner::read_through_bounding_box(const std::string& path, const Selec
   const Dims dense = sel.selected_shape(info.shape);
   if (pieces < 64) return false;
   if (product(extent) > 16 * product(dense) || product(extent) * es > (512ull << 20)) return false;
-  std::vector<unsigned char> whole(product(extent) * es);
-  read_selection(path, Selection::box(lo, extent), whole.data());
+  // Not zeroed first: read_selection writes every byte of it.
+  std::unique_ptr<unsigned char[]> whole(new unsigned char[product(extent) * es]);
+  read_selection(path, Selection::box(lo, extent), whole.get());
   // Per outer dimension, the selected indices within the bounding box; along
   // the last one, the runs of consecutive elements (start, length).
   std::vector<std::vector<uint64_t>> rows(nd - 1);
@@ -202,7 +204,7 @@ bool ReadPlanner::read_through_bounding_box(const std::string& path, const Selec
   while (true) {
     uint64_t row = 0;  // the row's first element in `whole`
     for (std::size_t d = 0; d + 1 < nd; ++d) row = (row + rows[d][at[d]]) * extent[d + 1];
-    const unsigned char* src = whole.data() + row * es;
+    const unsigned char* src = whole.get() + row * es;
     for (const auto& [first, length] : runs) {
       std::memcpy(dst, src + first * es, length * es);
       dst += length * es;
