@@ -1,8 +1,10 @@
 #include "engines/async/mover.hpp"
 
-#include "engines/async/copy_pool.hpp"
+#include <sched.h>
 
 #include <chrono>
+
+#include "engines/async/copy_pool.hpp"
 
 namespace h5loom::async {
 
@@ -65,6 +67,13 @@ bool Mover::idle(const int& in_flight) {
 }
 
 void Mover::loop() {
+  // A batch thread: woken with work, it does not take the CPU from the
+  // program's thread at once (no wakeup preemption), which would stall the
+  // flush that woke it - measured up to 5.8 ms per flush with 2 ranks, their
+  // movers and helpers on 2 cores. It still gets its fair share of the CPU.
+  // (Without permission for it the thread stays as it was.)
+  sched_param normal{};
+  ::sched_setscheduler(0, SCHED_BATCH, &normal);
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     work_.wait(lock, [&] { return !queue_.empty(); });
