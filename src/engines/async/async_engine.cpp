@@ -45,6 +45,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/mpi_util.hpp"
@@ -266,13 +267,29 @@ class AsyncEngine final : public engine::ForwardingEngine {
     // Everything staged moves and the pending flush completes; then a last
     // agreement on this rank's queued errors, since close() is a flush too.
     // The inner file is closed whatever happened.
+    // Unlike settle(), the last stage of a flush made in stages is left to
+    // the inner close, which finishes it first: the log engine then names its
+    // front file in that commit instead of committing an empty epoch after it.
     mpi::CaughtError failed, queued;
     f.closing = true;
-    failed.run([&] { settle(f, /*all_writes=*/true); });
+    failed.run([&] {
+      std::shared_ptr<FlushTicket> t = complete_pending(f);
+      send_staged(f);
+      wait_for_mover(f);
+      if (t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
+    });
     queued.run([&] { share_queued_error(f); });  // on every rank, as settle raised on every rank or none
     if (!failed.code) failed = queued;
     mpi::CaughtError closing;
     closing.run([&] { ForwardingEngine::close(fh); });
+    if (f.committing) {  // its request reports what the inner close did with it
+      AsyncFile::Committing c = std::move(*f.committing);
+      f.committing.reset();
+      if (c.rest->test()) c.ticket->error.run([&] { c.rest->wait(); });  // done: only reports
+      else c.ticket->error = {int(ErrorCode::IO), "the flush's commit was abandoned: its file was closed before it completed"};
+      c.ticket->done = true;
+      if (!failed.code) failed = c.ticket->error;
+    }
     if (f.attached) {
       Mover::instance().detach();
       f.attached = false;
@@ -308,7 +325,9 @@ class AsyncEngine final : public engine::ForwardingEngine {
       wait_for_mover(f);
       return run();
     }
-    if (is_query(call.op)) {
+    // close() has settled already, leaving the last stage of a flush made in
+    // stages to the inner close.
+    if (is_query(call.op) || std::string_view(call.op) == "close") {
       wait_for_mover(f);  // the inner engine never sees two calls at once
       return run();
     }

@@ -343,3 +343,35 @@ def test_front_file_shows_an_epoch_committed_by_a_flush_before_close(tmp_path):
     subprocess.run([sys.executable, "-c", WRITE_THEN_APPEND, str(path)], check=True, timeout=300,
                    env={k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))})
     in_fresh_python(f"check_appended_file({str(path)!r})")
+
+
+WRITE_ASYNC_STEPS = """
+import sys, numpy as np, h5loom
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+r, n = comm.rank, comm.size
+with h5loom.File(sys.argv[1], "w", comm=comm, engine="async+log") as f:
+    for step in range(3):
+        ds = f.create_dataset(f"step{step}", shape=(5 * n,), dtype="f8")
+        ds[5 * r:5 * r + 5] = np.arange(5.0) + 5 * r + 100 * step
+        f.flush_async()  # the last one's commit record waits for the close
+"""
+
+
+def check_async_steps(path, n):
+    with h5py.File(path, "r") as f:
+        for step in range(3):
+            np.testing.assert_array_equal(f[f"step{step}"][...], np.arange(5.0 * n) + 100 * step)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_an_async_close_names_the_front_file_in_the_last_flushs_commit(tmp_path, n):
+    """Under the async wrapper the last flush's commit record is still to be
+    written when close() comes with nothing new: the front file is named in
+    that commit, not in an empty epoch after it - three flushes, three epochs -
+    and stock readers and verify see every step."""
+    path = tmp_path / "async.h5"
+    run(*MPI, n, sys.executable, "-c", WRITE_ASYNC_STEPS, path)
+    out = run(BUILD / "h5loom", "verify", path).stdout
+    assert "3 committed epochs" in out, out
+    in_fresh_python(f"check_async_steps({str(path)!r}, {n})")
