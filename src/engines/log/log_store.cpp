@@ -35,8 +35,13 @@ constexpr uint64_t kMaxTransfer = uint64_t(1) << 30;
 // kStagedFrom the extra copy is not worth it.
 constexpr uint64_t kStagePiece = 128 << 10, kStagedFrom = 16 << 10;
 
-bool staged_transfer(const void* memory, uint64_t n, uint64_t offset) {
+// The kernel's copy runs from the page cache to the memory for a read, the
+// other way for a write (a page cache page sits where `offset` does in a page).
+bool staged_read(const void* memory, uint64_t n, uint64_t offset) {
   return n >= kStagedFrom && page_aliased(reinterpret_cast<std::uintptr_t>(memory), std::uintptr_t(offset));
+}
+bool staged_write(const void* memory, uint64_t n, uint64_t offset) {
+  return n >= kStagedFrom && page_aliased(std::uintptr_t(offset), reinterpret_cast<std::uintptr_t>(memory));
 }
 
 unsigned char* stage_for(uint64_t offset) {
@@ -59,7 +64,7 @@ class PosixFile final : public StoredFile {
   void write(const void* data, uint64_t n, uint64_t offset, const std::string& what) override {
     Trace trace(*this, profile::Kind::Write, "pwrite", offset, n);
     auto* p = static_cast<const unsigned char*>(data);
-    const bool staged = staged_transfer(p, n, offset);
+    const bool staged = staged_write(p, n, offset);
     while (n > 0) {
       const unsigned char* from = p;
       uint64_t want = std::min(n, kMaxTransfer);
@@ -81,7 +86,7 @@ class PosixFile final : public StoredFile {
   void read(void* data, uint64_t n, uint64_t offset, const std::string& what) override {
     Trace trace(*this, profile::Kind::Read, "pread", offset, n);
     auto* p = static_cast<unsigned char*>(data);
-    const bool staged = staged_transfer(p, n, offset);
+    const bool staged = staged_read(p, n, offset);
     while (n > 0) {
       unsigned char* into = staged ? stage_for(offset) : p;
       ssize_t k = ::pread(fd_, into, std::min(n, staged ? kStagePiece : kMaxTransfer), static_cast<off_t>(offset));
