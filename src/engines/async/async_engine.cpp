@@ -267,17 +267,12 @@ class AsyncEngine final : public engine::ForwardingEngine {
     // Everything staged moves and the pending flush completes; then a last
     // agreement on this rank's queued errors, since close() is a flush too.
     // The inner file is closed whatever happened.
-    // Unlike settle(), the last stage of a flush made in stages is left to
-    // the inner close, which finishes it first: the log engine then names its
-    // front file in that commit instead of committing an empty epoch after it.
+    // The last stage of a flush made in stages is left to the inner close,
+    // which finishes it first: the log engine then names its front file in
+    // that commit instead of committing an empty epoch after it.
     mpi::CaughtError failed, queued;
     f.closing = true;
-    failed.run([&] {
-      std::shared_ptr<FlushTicket> t = complete_pending(f);
-      send_staged(f);
-      wait_for_mover(f);
-      if (t && t->error.code) mpi::throw_error(t->error.code, t->error.msg);
-    });
+    failed.run([&] { settle(f, /*all_writes=*/true, /*finish_last_stage=*/false); });
     queued.run([&] { share_queued_error(f); });  // on every rank, as settle raised on every rank or none
     if (!failed.code) failed = queued;
     mpi::CaughtError closing;
@@ -426,12 +421,15 @@ class AsyncEngine final : public engine::ForwardingEngine {
   // first. An error of the flush is raised here too, on every rank (as well
   // as at its wait).
   // A flush whose last stage is pending stays so for calls that leave the
-  // staged writes staged (they make objects, which needs no complete flush).
-  void settle(AsyncFile& f, bool all_writes) {
+  // staged writes staged (they make objects, which needs no complete flush),
+  // and, without `finish_last_stage`, for the inner engine's close.
+  void settle(AsyncFile& f, bool all_writes, bool finish_last_stage = true) {
     std::shared_ptr<FlushTicket> t = complete_pending(f);
     if (all_writes) {
-      std::shared_ptr<FlushTicket> last = finish_committing(f);
-      if (!t || !t->error.code) t = last;
+      if (finish_last_stage) {
+        std::shared_ptr<FlushTicket> last = finish_committing(f);
+        if (!t || !t->error.code) t = last;
+      }
       send_staged(f);
     }
     wait_for_mover(f);
