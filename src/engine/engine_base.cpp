@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "core/memory_copy.hpp"
 #include "h5loom/engine.hpp"

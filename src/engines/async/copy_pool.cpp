@@ -1,7 +1,6 @@
 #include "engines/async/copy_pool.hpp"
 
 #include <cstdlib>
-#include <cstring>
 #include <new>
 
 #include "core/memory_copy.hpp"

@@ -107,8 +107,10 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
   if (std::find(box_whole.begin(), box_whole.end(), 0) != box_whole.end()) fill();
   // The staging buffer starts on a page and each span sits at its log
   // offset's place in a page, so the kernel copies into it at full speed
-  // (core/memory_copy.hpp; a few KiB of padding per span).
-  std::vector<unsigned char> staging_memory;
+  // (core/memory_copy.hpp; a few KiB of padding per span). Not zeroed: only
+  // the spans' bytes are used, and each is read before it is.
+  std::unique_ptr<unsigned char[]> staging_memory;
+  std::size_t staging_size = 0;
   unsigned char* staging = nullptr;
   const std::string reading = "reading dataset '" + path + "' in " + where_;
   for (std::size_t begin = 0; begin < needs.size();) {
@@ -138,10 +140,11 @@ void ReadPlanner::read_selection(const std::string& path, const Selection& sel, 
       total = spans.back().at + (spans.back().to - spans.back().from);
       n->staged = spans.back().at + (from - spans.back().from);
     }
-    if (staging_memory.size() < total + 4096) {
-      staging_memory.assign(total + 4096, 0);
-      const auto base = reinterpret_cast<std::uintptr_t>(staging_memory.data());
-      staging = staging_memory.data() + ((4096 - (base & 4095)) & 4095);
+    if (staging_size < total + 4096) {
+      staging_size = total + 4096;
+      staging_memory.reset(new unsigned char[staging_size]);
+      const auto base = reinterpret_cast<std::uintptr_t>(staging_memory.get());
+      staging = staging_memory.get() + ((4096 - (base & 4095)) & 4095);
     }
     for (const auto& sp : spans) log_.read(staging + sp.at, sp.to - sp.from, sp.from, reading);
     // Then every need of the batch, in write order: read the straight ones, check, copy.
