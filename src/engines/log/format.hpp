@@ -13,6 +13,7 @@
 // commit record is a torn tail and is ignored.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -57,21 +58,39 @@ using h5loom::crc32c;
 // Little-endian byte buffer helpers.
 struct Writer {
   std::vector<unsigned char> bytes;
+  // Room for a small record from the start: grown from empty, a 40-byte
+  // header message took six allocations (the front file's objects, tens each).
+  Writer() { bytes.reserve(64); }
   void raw(const void* p, std::size_t n) {
-    auto* c = static_cast<const unsigned char*>(p);
-    bytes.insert(bytes.end(), c, c + n);
+    if (n == 0) return;
+    std::memcpy(grow(n), p, n);
   }
   void u8(uint8_t v) { bytes.push_back(v); }
   void u16(uint16_t v) { little_endian<2>(v); }
   void u32(uint32_t v) { little_endian<4>(v); }
   void u64(uint64_t v) { little_endian<8>(v); }
 
+  // n more bytes at the end, to be filled by the caller (with store_le): for
+  // long runs of fields, one resize instead of a growth check per field.
+  unsigned char* grow(std::size_t n) {
+    const std::size_t at = bytes.size();
+    if (bytes.capacity() < at + n) bytes.reserve(std::max(at + n, 2 * bytes.capacity()));
+    bytes.resize(at + n);
+    return bytes.data() + at;
+  }
+
  private:
   template <int N>
-  void little_endian(uint64_t v) {  // one insert, not N growth checks
-    unsigned char b[N];
-    for (int i = 0; i < N; ++i) b[i] = uint8_t(v >> (8 * i));
-    raw(b, N);
+  void little_endian(uint64_t v) { store_le<N>(grow(N), v); }
+
+ public:
+  template <int N>
+  static void store_le(unsigned char* at, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    std::memcpy(at, &v, N);  // v's low N bytes are its first N in memory: one store
+#else
+    for (int i = 0; i < N; ++i) at[i] = uint8_t(v >> (8 * i));
+#endif
   }
 };
 

@@ -49,8 +49,12 @@ uint32_t lookup3(const unsigned char* k, std::size_t length) {
     for (std::size_t i = 0; i < n; ++i) v |= uint32_t(p[i]) << (8 * i);
     return v;
   };
+  // A whole little-endian word (one load, where the loop above is four).
+  auto word4 = [](const unsigned char* p) {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+  };
   while (length > 12) {
-    a += word(k, 4), b += word(k + 4, 4), c += word(k + 8, 4);
+    a += word4(k), b += word4(k + 4), c += word4(k + 8);
     a -= c, a ^= rotate(c, 4), c += b;
     b -= a, b ^= rotate(a, 6), a += c;
     c -= b, c ^= rotate(b, 8), b += a;
@@ -267,7 +271,11 @@ int FrontImage::add_dataset(int parent, const std::string& name, const Datatype&
     efl.u16(uint16_t(external.size())), efl.u16(uint16_t(external.size()));
     const std::size_t heap_at = efl.bytes.size();
     efl.u64(0);  // the heap's address, set by encode_object
-    for (const auto& seg : external) efl.u64(8), efl.u64(seg.offset), efl.u64(seg.size);
+    unsigned char* at = efl.grow(24 * external.size());  // each: the name's heap offset, the log offset, the size
+    for (const auto& seg : external) {
+      Writer::store_le<8>(at, 8), Writer::store_le<8>(at + 8, seg.offset), Writer::store_le<8>(at + 16, seg.size);
+      at += 24;
+    }
     d.heap_address_at = w.bytes.size() + 6 + heap_at;
     message(w, kExternalFiles, efl.bytes, kConstant);
     d.heap.assign(8 + (file.size() + 1 + 7) / 8 * 8, 0);
