@@ -742,6 +742,11 @@ struct NameReader {
 }  // namespace
 
 Datatype datatype_from_name(std::string_view name) {
+  // The names datatype_name gives plain scalars, at once: a log's metadata
+  // names one per dataset, and the reader below copies and lowers the word
+  // several times over.
+  for (Scalar s : kAllScalars)
+    if (name == scalar_name(s)) return Datatype(s).with_byte_order(ByteOrder::Little);  // as the reader makes it
   NameReader r{name, name};
   Datatype t = r.type(0);
   r.skip();

@@ -178,21 +178,37 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
   if (total_runs <= max_runs + shown.size() - 1) {
     std::vector<Run> runs;
     runs.reserve(total_runs);
+    Dims in_dataset, in_stored, idx;  // per dimension: elements a step moves in the dataset, in the block; the box's index
     for (std::size_t i = 0; i < shown.size(); ++i) {
       const Shown& b = shown[i];
       const std::size_t nd = b.count.size(), inner = shapes[i].inner;
-      Dims idx(nd, 0), at(nd);
+      in_dataset.assign(nd, 1), in_stored.assign(nd, 1), idx.assign(nd, 0);
+      for (std::size_t d = nd - 1; d-- > 0;)
+        in_dataset[d] = in_dataset[d + 1] * info.shape[d + 1], in_stored[d] = in_stored[d + 1] * b.stored_count[d + 1];
+      // The box's first run, then each next one by counting idx over
+      // dimensions [0, inner) of the box, row-major, carrying as an odometer.
+      uint64_t first = 0, in_block = 0;
+      for (std::size_t d = 0; d < nd; ++d)
+        first += b.start[d] * in_dataset[d], in_block += (b.start[d] - b.stored_start[d]) * in_stored[d];
       for (uint64_t k = 0; k < shapes[i].count; ++k) {
-        // idx counts over dimensions [0, inner) of the box, row-major.
-        uint64_t rem = k;
-        for (std::size_t d = inner; d-- > 0;) idx[d] = rem % b.count[d], rem /= b.count[d];
-        for (std::size_t d = 0; d < nd; ++d) at[d] = b.start[d] + (d < inner ? idx[d] : 0);
-        uint64_t in_block = 0;
-        for (std::size_t d = 0; d < nd; ++d) in_block = in_block * b.stored_count[d] + (at[d] - b.stored_start[d]);
-        runs.push_back({row_major_index(at, info.shape), shapes[i].run, b.offset + in_block * es});
+        runs.push_back({first, shapes[i].run, b.offset + in_block * es});
+        for (std::size_t d = inner; d-- > 0;) {
+          first += in_dataset[d], in_block += in_stored[d];
+          if (++idx[d] < b.count[d]) break;
+          idx[d] = 0, first -= b.count[d] * in_dataset[d], in_block -= b.count[d] * in_stored[d];
+        }
       }
     }
-    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.first < b.first; });
+    // Each block's runs are in dataset order already: merge the blocks' lists
+    // (a few blocks, as one per rank), or sort them all (many).
+    const auto by_first = [](const Run& a, const Run& b) { return a.first < b.first; };
+    if (shown.size() <= 8) {
+      for (std::size_t i = 1, end = shapes[0].count; i < shown.size(); end += shapes[i].count, ++i)
+        std::inplace_merge(runs.begin(), runs.begin() + std::ptrdiff_t(end),
+                           runs.begin() + std::ptrdiff_t(end + shapes[i].count), by_first);
+    } else {
+      std::sort(runs.begin(), runs.end(), by_first);
+    }
     uint64_t next = 0;
     bool gaps = false;
     std::vector<LogBytes> segments;  // the log's runs in dataset order, merged where the log continues

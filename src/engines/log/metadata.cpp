@@ -183,13 +183,16 @@ Json group_op(const std::string& path) { return Json{{"op", "group"}, {"path", p
 
 Json dataset_op(const std::string& path, Datatype dtype, const Dims& shape, const Dims& max_shape, const Dims& chunks,
                 const std::vector<unsigned char>& fill, bool null_space, const std::vector<Filter>& filters) {
-  Json op{{"op", "dataset"},
-          {"path", path},
-          {"dtype", datatype_name(dtype)},
-          {"shape", shape},
-          {"max_shape", max_shape},
-          {"layout", chunks.empty() ? "contiguous" : "chunked"},
-          {"chunks", chunks}};
+  // Member by member: an initializer list would copy every value once more
+  // (its elements are const), and a file of many datasets makes many of these.
+  Json op = Json::object();
+  op["op"] = "dataset";
+  op["path"] = path;
+  op["dtype"] = datatype_name(dtype);
+  op["shape"] = shape;
+  op["max_shape"] = max_shape;
+  op["layout"] = chunks.empty() ? "contiguous" : "chunked";
+  op["chunks"] = chunks;
   if (!fill.empty()) op["fill"] = Json::binary(std::vector<std::uint8_t>(fill.begin(), fill.end()));
   if (null_space) op["null"] = true;
   for (const auto& f : filters)

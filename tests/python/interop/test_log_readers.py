@@ -317,6 +317,45 @@ def test_successive_tiles_are_one_box_of_the_front_file(tmp_path, n, encoder):
     in_fresh_python(f"check_step_file({str(path)!r}, {n}, {encoder!r})")
 
 
+WRITE_SCRAMBLED = """
+import sys, numpy as np, h5loom
+with h5loom.File(sys.argv[1], "w", engine="log") as f:
+    r, n = f.rank, f.size
+    few = f.create_dataset("few", shape=(6, 4 * n), dtype="f8")  # 3 blocks a rank, the last rows first
+    for b in (2, 0, 1):
+        few[2 * b:2 * b + 2, 4 * r:4 * r + 4] = np.arange(8.0).reshape(2, 4) + 100 * b + 10 * r
+    many = f.create_dataset("many", shape=(12, 4 * n), dtype="i4")  # 12 one-row blocks a rank, scrambled
+    for row in (7, 2, 11, 0, 5, 9, 1, 10, 3, 8, 6, 4):
+        many[row, 4 * r:4 * r + 4] = np.arange(4, dtype=np.int32) + 1000 * row + 10 * r
+"""
+
+
+def check_scrambled_file(path, n):
+    with h5py.File(path, "r") as f:
+        few, many = f["few"], f["many"]
+        assert not few.is_virtual and few.external and not many.is_virtual and many.external  # external storage
+        want = np.empty((6, 4 * n))
+        for b in range(3):
+            for r in range(n):
+                want[2 * b:2 * b + 2, 4 * r:4 * r + 4] = np.arange(8.0).reshape(2, 4) + 100 * b + 10 * r
+        np.testing.assert_array_equal(few[...], want)
+        want = np.empty((12, 4 * n), dtype=np.int32)
+        for row in range(12):
+            for r in range(n):
+                want[row, 4 * r:4 * r + 4] = np.arange(4) + 1000 * row + 10 * r
+        np.testing.assert_array_equal(many[...], want)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_blocks_written_out_of_order_map_in_dataset_order(tmp_path, n):
+    """The front file lists a dataset's external storage in dataset order
+    whatever order its blocks came in (each block's runs merged with the
+    others', or all sorted when there are many blocks)."""
+    path = tmp_path / "scrambled.h5"
+    run(*MPI, n, sys.executable, "-c", WRITE_SCRAMBLED, path)
+    in_fresh_python(f"check_scrambled_file({str(path)!r}, {n})")
+
+
 WRITE_THEN_APPEND = """
 import sys, numpy as np, h5loom
 with h5loom.File(sys.argv[1], "w", engine="log") as f:
