@@ -61,7 +61,7 @@ struct Writer {
   // Room for a small record from the start: grown from empty, a 40-byte
   // header message took six allocations (the front file's objects, tens each).
   Writer() { bytes.reserve(64); }
-  void raw(const void* p, std::size_t n) {
+  void raw(const void* p, std::size_t n) {  // (p must not point into `bytes`: grow may move them)
     if (n == 0) return;
     std::memcpy(grow(n), p, n);
   }
@@ -78,12 +78,7 @@ struct Writer {
     bytes.resize(at + n);
     return bytes.data() + at;
   }
-
- private:
-  template <int N>
-  void little_endian(uint64_t v) { store_le<N>(grow(N), v); }
-
- public:
+  // v's low N bytes, little-endian, at `at`.
   template <int N>
   static void store_le(unsigned char* at, uint64_t v) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -92,6 +87,10 @@ struct Writer {
     for (int i = 0; i < N; ++i) at[i] = uint8_t(v >> (8 * i));
 #endif
   }
+
+ private:
+  template <int N>
+  void little_endian(uint64_t v) { store_le<N>(grow(N), v); }
 };
 
 struct Reader {
