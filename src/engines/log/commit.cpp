@@ -14,6 +14,11 @@ void record(LogFile& f, Json op) {
   f.writing->epoch.ops.push_back(std::move(op));
 }
 
+void record_dataset(LogFile& f, Json op, DatasetInfo info, std::optional<uint64_t> type_token) {
+  f.catalog.add_dataset(op.at("path").get_ref<const std::string&>(), std::move(info), type_token, f.where());
+  f.writing->epoch.ops.push_back(std::move(op));
+}
+
 namespace {
 
 // Collective: the epoch's metadata operations (collective calls: every rank

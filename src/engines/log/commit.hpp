@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "engines/log/log_file.hpp"
 
@@ -17,6 +18,9 @@ namespace h5loom::logengine {
 // Every rank: applies a metadata operation of the open epoch to the catalog
 // and keeps it for the epoch's index record (the calls are collective).
 void record(LogFile& f, Json op);
+// The same for a dataset's creation, applied from its values (Catalog::add_dataset)
+// rather than parsed back from `op`, which is what the epoch keeps.
+void record_dataset(LogFile& f, Json op, DatasetInfo info, std::optional<uint64_t> type_token);
 
 // Collective: makes every rank's writes so far visible to reads - placed,
 // written, and in every rank's index - without an index record, a commit

@@ -312,10 +312,19 @@ class LogEngine final : public engine::Engine {
     const Dims chunks = hdf5lib::resolve_chunks(path, spec, /*chunked_by_default=*/false, MiB);
     // Filters are kept for conversion: one h5loom convert could not apply is refused now.
     hdf5lib::require_applicable(spec.filters, chunks, spec.shape, "dataset '" + path + "' in " + f.where());
-    Json op = dataset_op(link_path(f, path), spec.dtype, spec.shape, spec.max_shape.empty() ? spec.shape : spec.max_shape,
-                         chunks, spec.fill, spec.null_space, spec.filters);
-    if (!spec.named_type.empty()) op["type_token"] = node(f, spec.named_type).token;
-    record(f, std::move(op));
+    const Dims& max_shape = spec.max_shape.empty() ? spec.shape : spec.max_shape;
+    Json op = dataset_op(link_path(f, path), spec.dtype, spec.shape, max_shape, chunks, spec.fill, spec.null_space,
+                         spec.filters);
+    std::optional<uint64_t> type_token;
+    if (!spec.named_type.empty()) op["type_token"] = *(type_token = node(f, spec.named_type).token);
+    // The tree gets the values the operation holds, as a replay of it would
+    // (the type through its name), without parsing them back out of it.
+    DatasetInfo info;
+    info.dtype = datatype_from_name(op["dtype"].get_ref<const std::string&>());
+    info.shape = spec.shape, info.max_shape = max_shape;
+    info.layout = chunks.empty() ? Layout::Contiguous : Layout::Chunked, info.chunks = chunks;
+    info.fill = spec.fill, info.null_space = spec.null_space, info.filters = spec.filters;
+    record_dataset(f, std::move(op), std::move(info), type_token);
   }
   DatasetInfo dataset_info(FileHandle& fh, const std::string& path) override {
     const Tree& tree = cast(fh).catalog.tree;

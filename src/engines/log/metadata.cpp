@@ -322,6 +322,58 @@ Json attribute_rename_op(const std::string& object, const std::string& from, con
 Json userblock_op(uint64_t size) { return Json{{"op", "userblock"}, {"size", size}}; }
 Json refcount_op(uint64_t token, uint32_t count) { return Json{{"op", "refcount"}, {"target", token}, {"count", count}}; }
 
+int add_dataset(Tree& tree, const std::string& p, DatasetInfo info, std::optional<uint64_t> type_token,
+                const std::string& where) {
+  auto bad = [&](const std::string& why) {
+    throw CorruptionError(where + ": metadata operation 'dataset' " + why);
+  };
+  if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p)) bad("has a bad or existing path '" + p + "'");
+  if (auto parent = tree.nodes.find(parent_of(p)); parent == tree.nodes.end() || parent->second.kind != ObjectKind::Group)
+    bad("names '" + parent_of(p) + "', which is not an existing object");
+  if (!info.fill.empty() && info.fill.size() != datatype_size(info.dtype))
+    bad("of '" + p + "' has a fill value of the wrong size");
+  if (!info.filters.empty() && info.chunks.empty()) bad("of '" + p + "' has filters and no chunks");
+  if (info.null_space && (info.shape != Dims{0} || info.max_shape != Dims{0} || !info.chunks.empty()))
+    bad("of '" + p + "' has a null dataspace and the shape " + dims_to_string(info.shape));
+  if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||
+      (!info.chunks.empty() && info.chunks.size() != info.shape.size()))
+    bad("of '" + p + "' has inconsistent ranks");
+  // A byte size that fits 62 bits: no product of a block's counts can wrap.
+  auto fits = [](uint64_t bytes, uint64_t extent) { return !extent || bytes <= (uint64_t(1) << 62) / extent; };
+  uint64_t bytes = datatype_size(info.dtype);
+  for (std::size_t d = 0; d < info.shape.size(); ++d) {
+    if (info.shape[d] > info.max_shape[d] || !fits(bytes, info.shape[d]))
+      bad("of '" + p + "' has an impossible shape " + dims_to_string(info.shape));
+    bytes *= std::max<uint64_t>(info.shape[d], 1);
+  }
+  const bool held = held_in_metadata(info.dtype);
+  if (held && !info.fill.empty())
+    bad("of '" + p + "' has a fill value, which a " + info.dtype.name() + " dataset cannot have");
+  if (type_token) {  // the named datatype it shares (version 11)
+    auto at = tree.object_paths.find(*type_token);
+    const Node* type = at == tree.object_paths.end() ? nullptr : &tree.nodes.at(at->second);
+    if (!type || type->kind != ObjectKind::Datatype || !(type->type == info.dtype))
+      bad("has dataset '" + p + "' share object " + std::to_string(*type_token) +
+          ", which is not a named datatype of its type");
+  }
+  Node n;
+  n.kind = ObjectKind::Dataset;
+  n.token = tree.next_token++;
+  n.dataset = int(tree.datasets.size());
+  if (held) ++tree.held_datasets;
+  tree.datasets.push_back(std::move(info));
+  tree.dataset_paths.push_back(p);
+  if (type_token) {
+    tree.dataset_named_types[n.dataset] = *type_token;
+    ++tree.type_users[*type_token];
+  }
+  attach(tree, p);
+  tree.object_paths[n.token] = p;
+  const int id = n.dataset;
+  tree.nodes[p] = std::move(n);
+  return id;
+}
+
 int apply_op(Tree& tree, const Json& op, const std::string& where) {
   const std::string kind = op.at("op");
   auto bad = [&](const std::string& why) {
@@ -348,63 +400,43 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     tree.nodes["/"].kind = ObjectKind::Group;
     tree.nodes["/"].token = kRootToken;
     tree.object_paths[kRootToken] = "/";
-  } else if (kind == "group" || kind == "dataset" || kind == "type") {
+  } else if (kind == "dataset") {
+    DatasetInfo info;
+    info.dtype = datatype_from_name(op.at("dtype").get_ref<const std::string&>());
+    info.shape = op.at("shape").get<Dims>();
+    info.max_shape = op.at("max_shape").get<Dims>();
+    info.layout = op.at("layout") == "chunked" ? Layout::Chunked : Layout::Contiguous;
+    info.chunks = op.at("chunks").get<Dims>();
+    if (op.contains("fill")) {  // (present: one element, never empty)
+      const auto& fill = op.at("fill").get_binary();
+      if (fill.size() != datatype_size(info.dtype))
+        bad("of '" + op.at("path").get<std::string>() + "' has a fill value of the wrong size");
+      info.fill.assign(fill.begin(), fill.end());
+    }
+    info.null_space = op.contains("null") && op.at("null").get<bool>();
+    if (op.contains("filters")) {  // (present: at least one, with chunks)
+      if (info.chunks.empty()) bad("of '" + op.at("path").get<std::string>() + "' has filters and no chunks");
+      for (const auto& j : op.at("filters")) {
+        Filter flt;
+        flt.id = j.at("id").get<uint32_t>();
+        flt.params = j.at("params").get<std::vector<uint32_t>>();
+        flt.optional = j.at("optional").get<bool>();
+        flt.name = j.at("name").get<std::string>();
+        info.filters.push_back(std::move(flt));
+      }
+    }
+    std::optional<uint64_t> type_token;
+    if (op.contains("type_token")) type_token = op.at("type_token").get<uint64_t>();
+    created = add_dataset(tree, op.at("path").get_ref<const std::string&>(), std::move(info), type_token, where);
+  } else if (kind == "group" || kind == "type") {
     std::string p = op.at("path");
     if (p.size() < 2 || p[0] != '/' || p.back() == '/' || tree.nodes.count(p))
       bad("has a bad or existing path '" + p + "'");
     node_of(parent_of(p), ObjectKind::Group);
     Node n;
-    n.kind = kind == "group" ? ObjectKind::Group : kind == "type" ? ObjectKind::Datatype : ObjectKind::Dataset;
+    n.kind = kind == "group" ? ObjectKind::Group : ObjectKind::Datatype;
     n.token = tree.next_token++;
     if (kind == "type") n.type = datatype_from_name(op.at("dtype").get<std::string>());
-    if (kind == "dataset") {
-      DatasetInfo info;
-      info.dtype = datatype_from_name(op.at("dtype").get<std::string>());
-      info.shape = op.at("shape").get<Dims>();
-      info.max_shape = op.at("max_shape").get<Dims>();
-      info.layout = op.at("layout") == "chunked" ? Layout::Chunked : Layout::Contiguous;
-      info.chunks = op.at("chunks").get<Dims>();
-      if (op.contains("fill")) {
-        const auto& fill = op.at("fill").get_binary();
-        if (fill.size() != datatype_size(info.dtype)) bad("of '" + p + "' has a fill value of the wrong size");
-        info.fill.assign(fill.begin(), fill.end());
-      }
-      info.null_space = op.contains("null") && op.at("null").get<bool>();
-      if (op.contains("filters")) {
-        for (const auto& j : op.at("filters")) {
-          Filter flt;
-          flt.id = j.at("id").get<uint32_t>();
-          flt.params = j.at("params").get<std::vector<uint32_t>>();
-          flt.optional = j.at("optional").get<bool>();
-          flt.name = j.at("name").get<std::string>();
-          info.filters.push_back(std::move(flt));
-        }
-        if (info.chunks.empty()) bad("of '" + p + "' has filters and no chunks");
-      }
-      if (info.null_space && (info.shape != Dims{0} || info.max_shape != Dims{0} || !info.chunks.empty()))
-        bad("of '" + p + "' has a null dataspace and the shape " + dims_to_string(info.shape));
-      if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||
-          (!info.chunks.empty() && info.chunks.size() != info.shape.size()))
-        bad("of '" + p + "' has inconsistent ranks");
-      uint64_t bytes = datatype_size(info.dtype);
-      for (std::size_t d = 0; d < info.shape.size(); ++d) {
-        if (info.shape[d] > info.max_shape[d] || !fits(bytes, info.shape[d]))
-          bad("of '" + p + "' has an impossible shape " + dims_to_string(info.shape));
-        bytes *= std::max<uint64_t>(info.shape[d], 1);
-      }
-      if (held_in_metadata(info.dtype)) {
-        if (!info.fill.empty()) bad("of '" + p + "' has a fill value, which a " + info.dtype.name() + " dataset cannot have");
-        ++tree.held_datasets;
-      }
-      created = n.dataset = int(tree.datasets.size());
-      tree.datasets.push_back(info);
-      tree.dataset_paths.push_back(p);
-      if (op.contains("type_token")) {
-        const uint64_t type = shared_type(op.at("type_token").get<uint64_t>(), info.dtype, "dataset '" + p + "'");
-        tree.dataset_named_types[n.dataset] = type;
-        ++tree.type_users[type];
-      }
-    }
     attach(tree, p);
     tree.object_paths[n.token] = p;
     tree.nodes[p] = std::move(n);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -154,6 +155,12 @@ Json refcount_op(uint64_t token, uint32_t count);
 // is refused here with CorruptionError, naming `where`, instead of building an
 // impossible tree). Returns the id of the dataset it created, else -1.
 int apply_op(Tree& tree, const Json& op, const std::string& where);
+// What a `dataset` operation does, from its values: the dataset at path `p`
+// (sharing the named datatype `type_token`, if any) joins the tree, with the
+// same checks. Returns its id. The engine's own creations come here directly
+// (their operation is recorded, not parsed back).
+int add_dataset(Tree& tree, const std::string& p, DatasetInfo info, std::optional<uint64_t> type_token,
+                const std::string& where);
 
 // The operations of an epoch (a JSON array) as CBOR, and back. Decoding
 // refuses nesting deeper than metadata ever is (CorruptionError: the parser

@@ -16,6 +16,13 @@ void Catalog::apply(const Json& op, const std::string& where) {
   if (created >= 0) index->add_dataset(tree.datasets[std::size_t(created)].shape.size());
 }
 
+int Catalog::add_dataset(const std::string& path, DatasetInfo info, std::optional<uint64_t> type_token,
+                         const std::string& where) {
+  const int id = logengine::add_dataset(tree, path, std::move(info), type_token, where);
+  index->add_dataset(tree.datasets[std::size_t(id)].shape.size());
+  return id;
+}
+
 void check_block(const Tree& tree, const BlockEntry& e, uint64_t log_end, uint64_t checksum_unit,
                  const std::string& what) {
   if (e.dataset >= tree.datasets.size())

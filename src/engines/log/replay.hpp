@@ -26,6 +26,9 @@ struct Catalog {
   // reopened it went on without.
   // Applies a metadata operation (apply_op); a new dataset gets its place in the index.
   void apply(const Json& op, const std::string& where);
+  // A dataset made from its values (add_dataset), with its place in the index. Returns its id.
+  int add_dataset(const std::string& path, DatasetInfo info, std::optional<uint64_t> type_token,
+                  const std::string& where);
 };
 
 // The log's committed state: where its epochs end.
