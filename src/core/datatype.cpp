@@ -10,6 +10,7 @@
 #include <sstream>
 #include <limits>
 #include <set>
+#include <string_view>
 
 namespace h5loom {
 
@@ -34,11 +35,14 @@ std::size_t scalar_size(Scalar s) {
   return dispatch_scalar(s, [](auto v) { return sizeof(v); });
 }
 
+namespace {
+constexpr std::string_view kScalarNames[] = {"int8",   "int16",  "int32",   "int64",   "uint8",  "uint16",
+                                             "uint32", "uint64", "float32", "float64", "float16"};  // by code
+}  // namespace
+
 std::string scalar_name(Scalar s) {
-  static const char* names[] = {"int8",   "int16",  "int32",   "int64",   "uint8",  "uint16",
-                                "uint32", "uint64", "float32", "float64", "float16"};  // by code
   const auto i = static_cast<std::size_t>(s);
-  return i < std::size(names) ? names[i] : "unknown";
+  return std::string(i < std::size(kScalarNames) ? kScalarNames[i] : "unknown");
 }
 
 bool is_integer(Scalar s) { return s != Scalar::Float16 && s != Scalar::Float32 && s != Scalar::Float64; }
@@ -745,8 +749,8 @@ Datatype datatype_from_name(std::string_view name) {
   // The names datatype_name gives plain scalars, at once: a log's metadata
   // names one per dataset, and the reader below copies and lowers the word
   // several times over.
-  for (Scalar s : kAllScalars)
-    if (name == scalar_name(s)) return Datatype(s).with_byte_order(ByteOrder::Little);  // as the reader makes it
+  for (std::size_t code = 0; code < std::size(kScalarNames); ++code)
+    if (name == kScalarNames[code]) return Datatype(Scalar(code)).with_byte_order(ByteOrder::Little);  // as the reader makes it
   NameReader r{name, name};
   Datatype t = r.type(0);
   r.skip();
