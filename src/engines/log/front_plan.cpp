@@ -183,8 +183,8 @@ FrontPlan plan_front_dataset(const Tree& tree, const Index& index, int id, const
       const Shown& b = shown[i];
       const std::size_t nd = b.count.size(), inner = shapes[i].inner;
       in_dataset.assign(nd, 1), in_stored.assign(nd, 1), idx.assign(nd, 0);
-      for (std::size_t d = nd - 1; d-- > 0;)
-        in_dataset[d] = in_dataset[d + 1] * info.shape[d + 1], in_stored[d] = in_stored[d + 1] * b.stored_count[d + 1];
+      for (std::size_t d = nd; d-- > 1;)
+        in_dataset[d - 1] = in_dataset[d] * info.shape[d], in_stored[d - 1] = in_stored[d] * b.stored_count[d];
       // The box's first run, then each next one by counting idx over
       // dimensions [0, inner) of the box, row-major, carrying as an odometer.
       uint64_t first = 0, in_block = 0;

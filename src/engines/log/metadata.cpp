@@ -68,6 +68,16 @@ bool at_or_below(const std::string& path, const std::string& base) {
   return path == base || base == "/" || path.compare(0, base.size() + 1, base + "/") == 0;
 }
 
+// A byte size that fits 62 bits: no product of a block's counts can wrap.
+bool fits_62_bits(uint64_t bytes, uint64_t extent) { return !extent || bytes <= (uint64_t(1) << 62) / extent; }
+
+// Whether `token` names a named datatype of type `dtype` (what a dataset or attribute shares, version 11).
+bool is_named_type_of(const Tree& tree, uint64_t token, const Datatype& dtype) {
+  auto at = tree.object_paths.find(token);
+  const Node* type = at == tree.object_paths.end() ? nullptr : &tree.nodes.at(at->second);
+  return type && type->kind == ObjectKind::Datatype && type->type == dtype;
+}
+
 // The paths of the nodes at or below `from`, parents before their members
 // (a path sorts after its prefixes; those below `from` sort together).
 std::vector<std::string> subtree(const Tree& t, const std::string& from) {
@@ -338,24 +348,18 @@ int add_dataset(Tree& tree, const std::string& p, DatasetInfo info, std::optiona
   if (info.shape.empty() || info.shape.size() > kMaxRank || info.max_shape.size() != info.shape.size() ||
       (!info.chunks.empty() && info.chunks.size() != info.shape.size()))
     bad("of '" + p + "' has inconsistent ranks");
-  // A byte size that fits 62 bits: no product of a block's counts can wrap.
-  auto fits = [](uint64_t bytes, uint64_t extent) { return !extent || bytes <= (uint64_t(1) << 62) / extent; };
   uint64_t bytes = datatype_size(info.dtype);
   for (std::size_t d = 0; d < info.shape.size(); ++d) {
-    if (info.shape[d] > info.max_shape[d] || !fits(bytes, info.shape[d]))
+    if (info.shape[d] > info.max_shape[d] || !fits_62_bits(bytes, info.shape[d]))
       bad("of '" + p + "' has an impossible shape " + dims_to_string(info.shape));
     bytes *= std::max<uint64_t>(info.shape[d], 1);
   }
   const bool held = held_in_metadata(info.dtype);
   if (held && !info.fill.empty())
     bad("of '" + p + "' has a fill value, which a " + info.dtype.name() + " dataset cannot have");
-  if (type_token) {  // the named datatype it shares (version 11)
-    auto at = tree.object_paths.find(*type_token);
-    const Node* type = at == tree.object_paths.end() ? nullptr : &tree.nodes.at(at->second);
-    if (!type || type->kind != ObjectKind::Datatype || !(type->type == info.dtype))
-      bad("has dataset '" + p + "' share object " + std::to_string(*type_token) +
-          ", which is not a named datatype of its type");
-  }
+  if (type_token && !is_named_type_of(tree, *type_token, info.dtype))
+    bad("has dataset '" + p + "' share object " + std::to_string(*type_token) +
+        ", which is not a named datatype of its type");
   Node n;
   n.kind = ObjectKind::Dataset;
   n.token = tree.next_token++;
@@ -387,14 +391,10 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
   };
   // The token of a named datatype that `what`, of type `dtype`, shares (version 11).
   auto shared_type = [&](uint64_t token, const Datatype& dtype, const std::string& what) {
-    auto at = tree.object_paths.find(token);
-    const Node* type = at == tree.object_paths.end() ? nullptr : &tree.nodes.at(at->second);
-    if (!type || type->kind != ObjectKind::Datatype || !(type->type == dtype))
+    if (!is_named_type_of(tree, token, dtype))
       bad("has " + what + " share object " + std::to_string(token) + ", which is not a named datatype of its type");
     return token;
   };
-  // A byte size that fits 62 bits: no product of a block's counts can wrap.
-  auto fits = [](uint64_t bytes, uint64_t extent) { return !extent || bytes <= (uint64_t(1) << 62) / extent; };
   int created = -1;
   if (kind == "group" && op.at("path") == "/") {
     tree.nodes["/"].kind = ObjectKind::Group;
@@ -504,7 +504,7 @@ int apply_op(Tree& tree, const Json& op, const std::string& where) {
     bool ok = shape.size() == info.shape.size();
     uint64_t bytes = datatype_size(info.dtype);
     for (std::size_t d = 0; ok && d < shape.size(); ++d) {
-      ok = (may_shrink || shape[d] >= info.shape[d]) && shape[d] <= info.max_shape[d] && fits(bytes, shape[d]);
+      ok = (may_shrink || shape[d] >= info.shape[d]) && shape[d] <= info.max_shape[d] && fits_62_bits(bytes, shape[d]);
       bytes *= std::max<uint64_t>(shape[d], 1);
     }
     if (!ok)
