@@ -27,18 +27,14 @@ class StepClock {
   void untimed(Fn&& fn) {
     const double t0 = MPI_Wtime();
     fn();
-    const double t = MPI_Wtime() - t0;
-    mark_ += t, excluded_ += t;
+    mark_ += MPI_Wtime() - t0;
   }
-  // Seconds blocked in each step (this rank).
+  // Seconds blocked in each step (this rank): its time in I/O calls.
   const std::vector<double>& blocked() const { return blocked_; }
-  // Seconds of the write phase that were not I/O: compute phases and untimed work.
-  double not_io() const { return compute_ * double(phases_) + excluded_; }
 
  private:
   double compute_;
-  double mark_ = 0, excluded_ = 0;
-  uint64_t phases_ = 0;
+  double mark_ = 0;
   std::vector<double> blocked_;
 };
 
