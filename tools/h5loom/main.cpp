@@ -442,8 +442,9 @@ int main(int argc, char** argv) {
   }
   for (auto* b : {iotest, vpic, amrex})
     b->add_option("--compute", common.compute,
-                  "seconds of compute (a sleep) after each time step's writes, for async engines to overlap; "
-                  "the report shows the time blocked in I/O beside it (default 0)")
+                  "seconds of compute (a sleep) after each time step's writes (iotest: between steps, as "
+                  "hdf5-iotest's delay), for async engines to overlap; the report shows the time blocked in I/O "
+                  "beside it (default 0)")
         ->check(CLI::NonNegativeNumber);
 
   // MPI first, so that every rank can agree on the arguments: under mpirun
