@@ -563,13 +563,15 @@ class Dataset(_Node):
             shape = [int(s) for s in size]
         self._obj.resize(shape)
 
-    def read(self, selection: Optional[Selection] = None, out: Optional[np.ndarray] = None, *,
+    def read(self, selection: Any = None, out: Optional[np.ndarray] = None, *,
              independent: bool = False) -> np.ndarray:
         """Read a selection (default: everything) into a new array, or into ``out``
         (C-contiguous, the dataset's dtype, as many elements as selected). Collective;
         ``independent=True``: this rank alone, seeing what the last flush point made
-        visible (engines with "independent_read"; this rank must have no unflushed writes)."""
-        sel = Selection.all() if selection is None else selection
+        visible (engines with "independent_read"; this rank must have no unflushed writes).
+        ``selection`` is a Selection or any index ``ds[...]`` takes (slices, integers,
+        an ellipsis); the result has the selection's shape, integer indices included."""
+        sel = self._selection(selection)
         shape = tuple(sel.selected_shape(list(self.shape)))
         if sel.kind == "none":
             shape = (0,)
@@ -596,15 +598,16 @@ class Dataset(_Node):
             self._obj.read_bytes(sel, out.reshape(-1).view(np.uint8), independent)
         return out
 
-    def write(self, data: Any, selection: Optional[Selection] = None, copy: bool = True) -> None:
+    def write(self, data: Any, selection: Any = None, copy: bool = True) -> None:
         """Write ``data`` to a selection (default: everything).
 
         copy=True: the data is copied now (value semantics). copy=False: zero-copy; a
         C-contiguous array of the dataset's dtype is kept alive and read at the next
         flush point (``flush``, ``close``, a read or an extend), so it must not be
         modified until then. Data of another dtype or layout is converted first either way.
+        ``selection`` is a Selection or any index ``ds[...]`` takes.
         """
-        sel = Selection.all() if selection is None else selection
+        sel = self._selection(selection)
         target = tuple(sel.selected_shape(list(self.shape))) if sel.kind != "none" else (0,)
         dt = self.dtype
         if _has_parts(dt):  # packed here, copied by the core at once
@@ -655,6 +658,15 @@ class Dataset(_Node):
         out = np.ascontiguousarray(arr, dtype=dt)
         fresh = not (out is data or (isinstance(data, np.ndarray) and np.shares_memory(out, data)))
         return out, fresh
+
+    def _selection(self, selection: Any) -> Selection:
+        """The Selection that read() and write() take: everything, a Selection, or a numpy-style index."""
+        if selection is None:
+            return Selection.all()
+        if isinstance(selection, Selection):
+            return selection
+        self._refuse_if_empty(selection)
+        return _selection_for(selection, self.shape, self.path)[0]
 
     def _refuse_if_empty(self, key: Any) -> None:
         if self._obj.null_space:

@@ -72,6 +72,30 @@ def test_read_into_out_and_selections(tmp_path):
             ds.read(out=np.empty(20, dtype=np.float64))
 
 
+def test_read_and_write_take_a_numpy_index_as_their_selection(tmp_path):
+    with h5loom.File(tmp_path / "i.h5", "w") as f:
+        ds = f.create_dataset("m", data=np.zeros((4, 6), dtype=np.int32))
+        lent = np.arange(6, dtype=np.int32)
+        ds.write(lent, np.s_[1], copy=False)        # a row, lent until the flush point
+        ds.write(np.full((2, 2), 7, dtype=np.int32), (slice(2, 4), slice(0, 6, 3)))
+        ds.write(np.int32(5), (3, 5))
+        f.flush()
+        want = np.zeros((4, 6), dtype=np.int32)
+        want[1] = lent
+        want[2:4, ::3] = 7
+        want[3, 5] = 5
+        np.testing.assert_array_equal(ds[...], want)
+        np.testing.assert_array_equal(ds.read(np.s_[1:3, ::2]), want[1:3, ::2])
+        np.testing.assert_array_equal(ds.read(np.s_[..., 1]), want[:, 1:2])  # the selection's shape
+        out = np.empty((1, 6), dtype=np.int32)
+        assert ds.read(np.s_[3], out=out) is out
+        np.testing.assert_array_equal(out, want[3:4])
+        with pytest.raises(h5loom.SelectionError, match="out of bounds.*'/m'"):
+            ds.write(lent, np.s_[4])
+        with pytest.raises(h5loom.SelectionError, match="'/m'"):
+            ds.read(np.s_[1, 2, 3])
+
+
 def test_types_broadcast_and_safe_casts(tmp_path):
     with h5loom.File(tmp_path / "t.h5", "w") as f:
         for dt in ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"]:
