@@ -72,17 +72,22 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
     if (o.compute > 0) std::printf(" %10s %10s %9s  %s", "write [s]", "blocked", "vs first", "blocked per step [s]");
     std::printf("\n");
   }
-  int exit_code = 0;
-  std::map<std::string, double> write_time;
-  double first_blocked = 0;
-  for (const auto& engine : o.engines) {
-    double best_w = 1e300, best_r = 1e300, best_blocked = 0;
+  // Repetition by repetition, every engine in turn: each meets the machine
+  // as the others do (the page cache, the device's queue and its burst
+  // budget, which a virtual disk may spend within a run), not a phase of its own.
+  struct Best {
+    double write = 1e300, read = 1e300, blocked = 0;
     std::vector<double> steps_blocked;  // of the best write, the slowest rank's per step
-    uint64_t wrong_total = 0;
-    FileOptions fo;
-    fo.engine = engine;
-    fo.comm = comm;
-    for (int rep = 0; rep < repeat; ++rep) {
+    uint64_t wrong = 0;
+  };
+  std::vector<Best> best(o.engines.size());
+  for (int rep = 0; rep < repeat; ++rep)
+    for (std::size_t e = 0; e < o.engines.size(); ++e) {
+      const std::string& engine = o.engines[e];
+      Best& b = best[e];
+      FileOptions fo;
+      fo.engine = engine;
+      fo.comm = comm;
       if (rank == 0) remove_engine_files(engine, path);
       MPI_Barrier(comm);
       StepClock clock(o.compute);
@@ -98,43 +103,46 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
       // counting only its own (a rank waiting at the end of another's step
       // for one that was still in I/O calls does not hide that one's time).
       double mine = 0, most = 0;
-      for (double b : blocked) mine += b;
+      for (double x : blocked) mine += x;
       MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
       MPI_Allreduce(MPI_IN_PLACE, blocked.data(), int(blocked.size()), MPI_DOUBLE, MPI_MAX, comm);
-      if (w < best_w) best_w = w, steps_blocked = blocked, best_blocked = most;
+      if (w < b.write) b.write = w, b.steps_blocked = blocked, b.blocked = most;
       uint64_t wrong = 0;
-      best_r = std::min(best_r, timed(comm, [&] {
+      b.read = std::min(b.read, timed(comm, [&] {
                           auto f = File::open(path, Mode::Read, fo);
                           wrong = k.read(f);
                           f.close();
                         }));
       MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
-      wrong_total += wrong;
+      b.wrong += wrong;
+      if (rank == 0 && !o.keep_files && rep + 1 == repeat) remove_engine_files(engine, path);
     }
-    write_time[engine_label(engine)] = best_w;
-    const double blocked = best_blocked;
-    if (engine == o.engines.front()) first_blocked = blocked;
+  int exit_code = 0;
+  std::map<std::string, double> write_time;
+  for (std::size_t e = 0; e < o.engines.size(); ++e) {
+    const std::string& engine = o.engines[e];
+    const Best& b = best[e];
+    write_time[engine_label(engine)] = b.write;
     if (rank == 0) {
-      std::printf("%-40s %12.1f %12.1f %10.2f %10.2f", engine_label(engine).c_str(), mib / best_w, mib / best_r,
-                  posix.write_s / best_w, posix.read_s / best_r);
+      std::printf("%-40s %12.1f %12.1f %10.2f %10.2f", engine_label(engine).c_str(), mib / b.write, mib / b.read,
+                  posix.write_s / b.write, posix.read_s / b.read);
       if (o.compute > 0)
-        std::printf(" %10.3f %10.3f %9.2f  %s", best_w, blocked, blocked / first_blocked,
-                    joined(steps_blocked, " ").c_str());
-      std::printf("%s\n", wrong_total ? "  WRONG VALUES READ BACK" : "");
+        std::printf(" %10.3f %10.3f %9.2f  %s", b.write, b.blocked, b.blocked / best.front().blocked,
+                    joined(b.steps_blocked, " ").c_str());
+      std::printf("%s\n", b.wrong ? "  WRONG VALUES READ BACK" : "");
       std::fprintf(csv, "%s,%s,%d,%llu,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%s,%.6f,%.6f,%s\n", k.name.c_str(),
-                   csv_field(engine_label(engine)).c_str(), nranks, (unsigned long long)total_bytes, best_w, best_r,
-                   posix.write_s, posix.read_s, posix.write_s / best_w, posix.read_s / best_r,
-                   wrong_total ? "no" : "yes", best_w - blocked, blocked, joined(steps_blocked, ";").c_str());
+                   csv_field(engine_label(engine)).c_str(), nranks, (unsigned long long)total_bytes, b.write, b.read,
+                   posix.write_s, posix.read_s, posix.write_s / b.write, posix.read_s / b.read,
+                   b.wrong ? "no" : "yes", b.write - b.blocked, b.blocked, joined(b.steps_blocked, ";").c_str());
     }
-    if (wrong_total) exit_code = 4;
-    if (rank == 0 && !o.keep_files) remove_engine_files(engine, path);
+    if (b.wrong) exit_code = 4;
   }
   if (rank == 0) {
     // Every other engine against the first one named (each with its own settings).
     const std::string first = o.engines.empty() ? "" : engine_label(o.engines.front());
     for (const auto& engine : o.engines)
       if (engine_label(engine) != first && write_time.count(first) && write_time.count(engine_label(engine)))
-        std::printf("\n%s writes %.1fx as fast as %s\n", engine_label(engine).c_str(),
+        std::printf("\n%s writes %.2fx as fast as %s\n", engine_label(engine).c_str(),
                     write_time[first] / write_time[engine_label(engine)], first.c_str());
     std::printf("CSV: %s\n", csv_path.c_str());
     std::fclose(csv);
