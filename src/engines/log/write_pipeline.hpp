@@ -58,9 +58,10 @@ class WritePipeline {
   // at once nor fit in the buffer (then it must come again with a longer hold).
   bool put(uint32_t id, const std::string& dataset, const DatasetInfo& info, const Selection& sel,
            const unsigned char* data, Hold hold, std::shared_ptr<const void> keep = {});
-  // Syncs this rank's region writes made since the last such sync, early:
-  // the async wrapper's prepare_flush calls it on its background thread, so
-  // that the commit's sync finds the bytes on storage already. Not collective,
+  // Syncs the region writes made since the last such sync, early, on the
+  // node's first rank (a sync covers the node's pages of the log): the async
+  // wrapper's prepare_flush calls it on its background thread, so that the
+  // commit's sync finds the bytes on storage already. Not collective,
   // no MPI call. A failure is kept like a failed region write (Regions::fail)
   // and raised at the next placement, on every rank - the kernel reports a
   // write-back error to one sync only, so the commit's sync may not see it again.
