@@ -3,7 +3,6 @@
 // engine, beside the POSIX baseline, with a table and a CSV.
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <thread>
 
 #include "bench_kernel.hpp"
@@ -115,14 +114,13 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
                         }));
       MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
       b.wrong += wrong;
-      if (rank == 0 && !o.keep_files && rep + 1 == repeat) remove_engine_files(engine, path);
     }
+  // (each turn removed the files of the turn before)
+  if (rank == 0 && !o.keep_files && !o.engines.empty()) remove_engine_files(o.engines.back(), path);
   int exit_code = 0;
-  std::map<std::string, double> write_time;
   for (std::size_t e = 0; e < o.engines.size(); ++e) {
     const std::string& engine = o.engines[e];
     const Best& b = best[e];
-    write_time[engine_label(engine)] = b.write;
     if (rank == 0) {
       std::printf("%-40s %12.1f %12.1f %10.2f %10.2f", engine_label(engine).c_str(), mib / b.write, mib / b.read,
                   posix.write_s / b.write, posix.read_s / b.read);
@@ -140,10 +138,10 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
   if (rank == 0) {
     // Every other engine against the first one named (each with its own settings).
     const std::string first = o.engines.empty() ? "" : engine_label(o.engines.front());
-    for (const auto& engine : o.engines)
-      if (engine_label(engine) != first && write_time.count(first) && write_time.count(engine_label(engine)))
-        std::printf("\n%s writes %.2fx as fast as %s\n", engine_label(engine).c_str(),
-                    write_time[first] / write_time[engine_label(engine)], first.c_str());
+    for (std::size_t e = 1; e < o.engines.size(); ++e)
+      if (engine_label(o.engines[e]) != first)
+        std::printf("\n%s writes %.2fx as fast as %s\n", engine_label(o.engines[e]).c_str(),
+                    best.front().write / best[e].write, first.c_str());
     std::printf("CSV: %s\n", csv_path.c_str());
     std::fclose(csv);
   }
