@@ -80,6 +80,15 @@ void Mover::loop() {
     Queued q = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
+    // Between two tasks the CPU goes first to a program thread that can run
+    // on it: a rank still in its time step's last collective call, say,
+    // whose ranks that left it gave their movers the step's writes. Without
+    // this a mover wakes at a flush and keeps the core for its whole slice
+    // (CFS: a woken thread is ahead of one that waited running), and that rank
+    // - and every rank waiting for it at the next collective call - waits:
+    // 3.6 ms at the last dataset of a step, 4 ranks on 2 cores (profile,
+    // docs/benchmarks.md "Async"). With nothing else to run it returns at once.
+    sched_yield();
     try {
       q.task.run();
     } catch (...) {
