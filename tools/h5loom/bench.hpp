@@ -37,6 +37,10 @@ struct IotestOptions : CommonOptions {
   // "h5loom": through h5loom's object model; "hdf5": through HDF5's C API (engine
   // "native": HDF5 alone; any other: h5loom's VOL connector with that configuration).
   std::string api = "h5loom";
+  // Lend the tiles to h5loom until their step's flush completes (write(span)),
+  // as hdf5-iotest's async mode leaves its buffer to H5Dwrite_async until
+  // H5ESwait, instead of copying them (write_copy). --api h5loom only.
+  bool lend = false;
 };
 int run_iotest(const IotestOptions& o);
 

@@ -221,6 +221,8 @@ int run_iotest(const IotestOptions& o) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
+  if (o.lend && o.api == "hdf5")  // (the same options on every rank)
+    throw ConfigError("iotest: --lend is for --api h5loom: through HDF5's API a write's buffer is HDF5's until it returns");
 
   // A bad ini is found before the first collective step, and on every rank
   // together (an ini readable on one node only); main() checked the engines.
@@ -275,7 +277,16 @@ int run_iotest(const IotestOptions& o) {
                   (unsigned long long)tr, (unsigned long long)tc, bytes_per_rank / 1048576.0, cases.size());
     const bool tty = rank == 0 && o.progress && ::isatty(2);
 
-    std::vector<std::vector<double>> step_tiles(c.arrays, std::vector<double>(tile));  // a step's, one per array
+    // A step's tiles, one per array. Lent (--lend), a step's stay untouched
+    // until its flush has completed: with a compute phase the flush of step
+    // s's writes begins at step s + 1 and has completed before step s + 3's
+    // values are made (async+log commits in two stages, the second at the
+    // next flush's collective part: async.md), so three steps' sets take
+    // turns; without one the only flush is the close, and every step has its
+    // own set. The sets outlive the file, whose close completes the last flushes.
+    const std::size_t sets = !o.lend ? 1 : o.compute > 0 ? std::min<uint64_t>(3, c.steps) : c.steps;
+    std::vector<std::vector<std::vector<double>>> step_tiles(
+        sets, std::vector<std::vector<double>>(c.arrays, std::vector<double>(tile)));
     std::vector<double> rbuf(tile);
     std::map<std::string, std::vector<std::pair<double, double>>> ratios;  // engine -> (write, read)
     std::size_t done = 0, total = cases.size() * o.engines.size();
@@ -304,7 +315,7 @@ int run_iotest(const IotestOptions& o) {
           // else a run that syncs pays for the runs before it that did not.
           ::sync();
           MPI_Barrier(comm);
-          auto io = o.api == "hdf5" ? hdf5_api_io(engine, k, comm) : object_model_io(engine, k, comm);
+          auto io = o.api == "hdf5" ? hdf5_api_io(engine, k, comm) : object_model_io(engine, k, comm, o.lend);
           double wall0 = MPI_Wtime();
           // ---- write phase ----
           double p0 = MPI_Wtime();
@@ -326,9 +337,10 @@ int run_iotest(const IotestOptions& o) {
               // one rank's arithmetic to another's call wherever ranks share
               // cores. Untimed, as the values always were.
               const double f0 = MPI_Wtime();
+              auto& tiles = step_tiles[s % sets];
               for (uint64_t a = 0; a < c.arrays; ++a)
                 for (uint64_t i = 0; i < tr; ++i)
-                  for (uint64_t j = 0; j < tc; ++j) step_tiles[a][i * tc + j] = value_of(s, a, r0 + i, c0 + j);
+                  for (uint64_t j = 0; j < tc; ++j) tiles[a][i * tc + j] = value_of(s, a, r0 + i, c0 + j);
               MPI_Barrier(comm);
               t.fill += MPI_Wtime() - f0;
               for (uint64_t a = 0; a < c.arrays; ++a) {
@@ -341,7 +353,7 @@ int run_iotest(const IotestOptions& o) {
                 Dims count(l.start.size(), 1);
                 count[count.size() - 2] = tr, count.back() = tc;
                 double w0 = MPI_Wtime();
-                io->write(l.path, l.start, count, step_tiles[a].data());
+                io->write(l.path, l.start, count, tiles[a].data());
                 t.write += MPI_Wtime() - w0;
               }
             }

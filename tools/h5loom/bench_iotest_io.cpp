@@ -35,7 +35,8 @@ std::string case_engine(const std::string& engine, const IotestCase& k) {
 
 class ObjectModelIO final : public TileIO {
  public:
-  ObjectModelIO(const std::string& engine, const IotestCase& k, MPI_Comm comm) : chunked_(k.chunked) {
+  ObjectModelIO(const std::string& engine, const IotestCase& k, MPI_Comm comm, bool lend)
+      : chunked_(k.chunked), lend_(lend) {
     options_.engine = case_engine(engine, k);
     options_.comm = comm;
   }
@@ -50,8 +51,8 @@ class ObjectModelIO final : public TileIO {
     datasets_.emplace(dataset, file_->create_dataset(dataset, spec));
   }
   void write(const std::string& dataset, const Dims& start, const Dims& count, const double* tile) override {
-    // The tile buffer is reused: copied.
-    datasets_.at(dataset).write_raw(Selection::box(start, count), Datatype::Float64, tile, product(count), true);
+    // The tile buffer is reused: copied, unless lent till the step's flush.
+    datasets_.at(dataset).write_raw(Selection::box(start, count), Datatype::Float64, tile, product(count), !lend_);
   }
   void open(const std::string& path) override { file_ = File::open(path, Mode::Read, options_); }
   void read(const std::string& dataset, const Dims& start, const Dims& count, double* tile) override {
@@ -68,7 +69,7 @@ class ObjectModelIO final : public TileIO {
 
  private:
   FileOptions options_;
-  bool chunked_;
+  bool chunked_, lend_;
   std::optional<File> file_;
   std::map<std::string, Dataset> datasets_;
 };
@@ -206,8 +207,8 @@ class Hdf5ApiIO final : public TileIO {
 
 }  // namespace
 
-std::unique_ptr<TileIO> object_model_io(const std::string& engine, const IotestCase& k, MPI_Comm comm) {
-  return std::make_unique<ObjectModelIO>(engine, k, comm);
+std::unique_ptr<TileIO> object_model_io(const std::string& engine, const IotestCase& k, MPI_Comm comm, bool lend) {
+  return std::make_unique<ObjectModelIO>(engine, k, comm, lend);
 }
 
 std::unique_ptr<TileIO> hdf5_api_io(const std::string& engine, const IotestCase& k, MPI_Comm comm) {

@@ -42,8 +42,10 @@ class TileIO {
 };
 
 // Through h5loom's object model with engine configuration `engine` (the case's
-// properties become hdf5 engine knobs).
-std::unique_ptr<TileIO> object_model_io(const std::string& engine, const IotestCase& k, MPI_Comm comm);
+// properties become hdf5 engine knobs). With `lend` a write lends the tile
+// (write(span): it must stay unchanged until the next flush has completed),
+// else it is copied (write_copy).
+std::unique_ptr<TileIO> object_model_io(const std::string& engine, const IotestCase& k, MPI_Comm comm, bool lend);
 // Through HDF5's C API with the case's property lists; `engine` "native" is
 // HDF5's own connector, anything else an h5loom engine configuration reached
 // through the VOL connector (found as `h5loom config --vol-env` finds it).

@@ -373,6 +373,9 @@ int main(int argc, char** argv) {
   iotest->add_option("--repeat", iotest_opts.repeat,
                      "run each case this many times, the baseline too, and keep the best time of each (default 1)")
       ->check(kPositiveCount);
+  iotest->add_flag("--lend", iotest_opts.lend,
+                   "lend the tiles to h5loom until their step's flush completes (write(span)) instead of copying them, "
+                   "as hdf5-iotest's async mode lends its buffer until H5ESwait (--api h5loom)");
   // Never parsed here: main() hands `bench peers` to Python first. Listed for --help.
   bench->add_subcommand("peers", "h5loom beside raw POSIX, h5py and ADIOS2 from Python, best of N (runs "
                                  "python3 -m h5loom.bench_peers; $H5LOOM_PYTHON names another Python)");

@@ -138,6 +138,22 @@ def test_a_compute_phase_is_left_out_of_the_blocked_time(tmp_path, kernel, args)
     assert "blocked per step" in out
 
 
+@pytest.mark.parametrize("compute", [[], ["--compute", "0.01"]])
+def test_iotest_lends_its_tiles_and_reads_back_every_value(tmp_path, compute):
+    """--lend: the tiles are lent until their step's flush completes (a set per
+    step in flight); every value read back is checked, so a tile refilled too
+    early fails the run. Through HDF5's API --lend is refused (on every rank:
+    the job ends with the message, printed once)."""
+    bench(2, "iotest", "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--lend", *compute, "--engine", "log",
+          "--engine", "async+log", "--engine", "hdf5", "--dir", str(tmp_path), cwd=tmp_path)
+    rows = list(csv.DictReader(open(tmp_path / "iotest-tiny.csv")))
+    assert {r["engine"] for r in rows} == {"log", "async+log", "hdf5"} and len(rows) == 3 * 2 * 96
+    cmd = [MPIEXEC, "--oversubscribe", "--allow-run-as-root", "-n", "2", str(BUILD / "h5loom"), "bench", "iotest",
+           "--api", "hdf5", "--lend", "--ini", str(SOURCE / "bench/iotest/tiny.ini"), "--dir", str(tmp_path)]
+    res = subprocess.run(cmd, env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
+    assert res.returncode != 0 and "--lend is for --api h5loom" in res.stderr, res.stderr
+
+
 def test_submit_reports_the_cost_of_one_write(tmp_path):
     out = bench(2, "submit", "--writes", "500", "--repeat", "1", "--engine", "log", "--engine", "async+log",
                 "--dir", str(tmp_path), cwd=tmp_path)
