@@ -21,30 +21,34 @@ void record_dataset(LogFile& f, Json op, DatasetInfo info, std::optional<uint64_
 
 namespace {
 
-// Collective: the epoch's metadata operations (collective calls: every rank
-// makes the same ones) are the same on every rank - else the log (rank 0's)
-// and the front file (the last rank's tree) would disagree.
-void require_same_metadata(const LogFile& f, const std::vector<std::uint8_t>& meta) {
-  if (f.team.size == 1) return;
-  const uint32_t crc = crc32c(meta.data(), meta.size());
-  std::vector<uint32_t> all(std::size_t(f.team.size));
-  MPI_Allgather(&crc, 1, MPI_UINT32_T, all.data(), 1, MPI_UINT32_T, f.team.comm);
-  for (int r = 1; r < f.team.size; ++r)
-    if (all[std::size_t(r)] != all[0])
-      throw CollectiveMismatchError(f.where() + ": rank " + std::to_string(r) +
-                                    " made different collective calls than rank 0 in this epoch (groups, datasets, "
-                                    "extents or attribute values differ); the epoch is not committed");
-}
-
-// The entries of this rank's pieces (all placed by now), and how many there are of every rank's.
+// The entries of this rank's pieces (all placed by now), and what every
+// rank has: how many entries in all, and each rank's bytes of them.
 struct Entries {
   Writer mine;
   uint64_t count = 0, total = 0;
+  std::vector<uint64_t> bytes_of;  // each rank's
 };
-Entries encode_entries(LogFile& f) {
+
+// Collective, in one exchange (each collective of a commit is a wait for the
+// slowest rank): this rank's entries, every rank's entry count and size -
+// and the check that the epoch's metadata operations `meta` (collective
+// calls: every rank makes the same ones) are the same on every rank, else
+// the log (rank 0's) and the front file (the last rank's tree) would disagree.
+Entries encode_entries(LogFile& f, const std::vector<std::uint8_t>& meta) {
   Entries out;
   for (const auto& p : f.writing->pipeline->pieces().pieces()) p.block.encode(out.mine), ++out.count;
-  MPI_Allreduce(&out.count, &out.total, 1, MPI_UINT64_T, MPI_SUM, f.team.comm);
+  const std::size_t n = std::size_t(f.team.size);
+  const uint64_t mine[3] = {out.count, out.mine.bytes.size(), crc32c(meta.data(), meta.size())};
+  std::vector<uint64_t> all(3 * n);
+  MPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, f.team.comm);
+  for (std::size_t r = 0; r < n; ++r) {
+    if (all[3 * r + 2] != all[2])
+      throw CollectiveMismatchError(f.where() + ": rank " + std::to_string(r) +
+                                    " made different collective calls than rank 0 in this epoch (groups, datasets, "
+                                    "extents or attribute values differ); the epoch is not committed");
+    out.total += all[3 * r];
+    out.bytes_of.push_back(all[3 * r + 1]);
+  }
   return out;
 }
 
@@ -52,13 +56,14 @@ Entries encode_entries(LogFile& f) {
 // block), into its index. Returns them, in rank order.
 std::vector<unsigned char> exchange_entries(LogFile& f, const Entries& e) {
   std::vector<int> counts(std::size_t(f.team.size)), displs(std::size_t(f.team.size));
-  int n = int(e.mine.bytes.size());
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, f.team.comm);
   uint64_t sum = 0;
-  for (int r = 0; r < f.team.size; ++r) displs[std::size_t(r)] = int(sum), sum += uint64_t(counts[std::size_t(r)]);
+  for (std::size_t r = 0; r < counts.size(); ++r) sum += e.bytes_of[r];
   if (sum > uint64_t(INT32_MAX)) throw IOError(f.where() + ": the index of one epoch exceeds 2 GiB; flush more often");
+  for (std::size_t r = 0, at = 0; r < counts.size(); at += e.bytes_of[r], ++r)
+    counts[r] = int(e.bytes_of[r]), displs[r] = int(at);
   std::vector<unsigned char> all(sum);
-  MPI_Allgatherv(e.mine.bytes.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, f.team.comm);
+  MPI_Allgatherv(e.mine.bytes.data(), int(e.mine.bytes.size()), MPI_BYTE, all.data(), counts.data(), displs.data(),
+                 MPI_BYTE, f.team.comm);
   Reader r{all.data(), all.size(), 0, f.where()};
   f.catalog.index->deserialize(r, e.total);
   return all;
@@ -76,11 +81,10 @@ void make_visible(LogFile& f) {
   MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f.team.comm);
   if (!any) return;
   const Placement placed = pipe.place();  // first: the index is exchanged before the bytes move
-  const Entries entries = encode_entries(f);
+  // Dataset ids mean the same on every rank only if the ranks made the same
+  // collective calls: else the blocks would land in other datasets.
+  const Entries entries = encode_entries(f, encode_ops(f.writing->epoch.ops));
   if (entries.total > 0) {
-    // Dataset ids mean the same on every rank only if the ranks made the same
-    // collective calls: else the blocks would land in other datasets.
-    require_same_metadata(f, encode_ops(f.writing->epoch.ops));
     std::vector<unsigned char> all = exchange_entries(f, entries);
     pipe.write_placed(placed);
     pipe.pieces().clear();
@@ -100,13 +104,12 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   // The blocks get their places first, so that the index is exchanged
   // before the bytes move and `while_writing` can use it meanwhile.
   const Placement placed = pipe.place();
-  const Entries entries = encode_entries(f);
+  const std::vector<std::uint8_t> meta = encode_ops(w.epoch.ops);
+  const Entries entries = encode_entries(f, meta);
   if (entries.total == 0 && w.epoch.ops.empty() && w.epoch.visible_count == 0 && !force) {
     pipe.open_round();  // nothing was placed either
     return false;
   }
-  const std::vector<std::uint8_t> meta = encode_ops(w.epoch.ops);
-  require_same_metadata(f, meta);
   std::vector<unsigned char> all = exchange_entries(f, entries);
 
   // Rank 0 writes the index record first, where the placed bytes will end,
