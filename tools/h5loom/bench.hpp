@@ -28,6 +28,10 @@ struct CommonOptions {
   // Seconds of "compute" (a sleep, as hdf5-iotest's delay) after each time
   // step's writes, during which an async engine moves them (docs/async.md).
   double compute = 0;
+  // The compute phase keeps the rank's core busy instead of sleeping, as a
+  // simulation's step does: an async engine's background thread then has
+  // no idle core to move the data on.
+  bool busy = false;
 };
 
 // hdf5-iotest: the ini format and the eight nested loops of HDF5's hdf5-iotest.
@@ -104,6 +108,8 @@ void check_engine(const std::string& engine);
 
 // Seconds of wall time of fn, measured barrier to barrier, the maximum over ranks.
 double timed(MPI_Comm comm, const std::function<void()>& fn);
+// The compute phase: `seconds` asleep, or (busy) spent on the CPU.
+void compute_phase(double seconds, bool busy);
 // Plain POSIX: each rank pwrites `bytes` into one shared file in pieces of
 // `piece` bytes (fsync at the end unless !sync), then preads them back. The
 // pieces of all ranks interleave (as tiles of a dataset do), or each rank's

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 #include <h5loom/engine.hpp>
 #include <h5loom/errors.hpp>
 #include <h5loom/tools.hpp>
@@ -23,6 +25,15 @@ double timed(MPI_Comm comm, const std::function<void()>& fn) {
   double mine = MPI_Wtime() - t0, most = 0;
   MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
   return most;
+}
+
+void compute_phase(double seconds, bool busy) {
+  if (seconds <= 0) return;
+  if (!busy) return std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const double end = MPI_Wtime() + seconds;
+  volatile double sink = 0;  // work the compiler cannot drop
+  while (MPI_Wtime() < end)
+    for (int i = 0; i < 4096; ++i) sink = sink + double(i) * 0.5;
 }
 
 PosixResult posix_limit(MPI_Comm comm, const std::string& path, uint64_t bytes, uint64_t piece, bool sync,

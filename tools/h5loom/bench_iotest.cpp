@@ -3,7 +3,6 @@
 // same timers and CSV columns (plus `engine`), and every case beside plain
 // POSIX pwrite/pread of the same bytes. docs/benchmarks.md.
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <filesystem>
@@ -17,7 +16,6 @@
 #include <unistd.h>
 
 #include <set>
-#include <thread>
 
 #include "bench.hpp"
 #include "bench_iotest_io.hpp"
@@ -328,7 +326,7 @@ int run_iotest(const IotestOptions& o) {
                 io->end_step();  // a flush point that returns at once: an async engine moves the step meanwhile
                 t.write += MPI_Wtime() - e0;
                 const double z0 = MPI_Wtime();
-                std::this_thread::sleep_for(std::chrono::duration<double>(o.compute));
+                compute_phase(o.compute, o.busy);
                 t.compute += MPI_Wtime() - z0;
               }
               // The step's values are made first (a simulation's arrays are

@@ -1,9 +1,7 @@
 // The frame of the application kernels: best-of-N timing of a write phase
 // (create to close) and a read phase (open, read, check, close) on every
 // engine, beside the POSIX baseline, with a table and a CSV.
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
 #include "bench_kernel.hpp"
 
@@ -17,7 +15,7 @@ void StepClock::start() {
 void StepClock::end_step(File& f) {
   Request flushed = f.flush_async();  // dropped: it completes in the next collective call
   blocked_.push_back(MPI_Wtime() - mark_);
-  if (compute_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(compute_));
+  compute_phase(compute_, busy_);
   mark_ = MPI_Wtime();
 }
 
@@ -89,7 +87,7 @@ int run_kernel(const CommonOptions& o, int repeat, const KernelSpec& k) {
       fo.comm = comm;
       if (rank == 0) remove_engine_files(engine, path);
       MPI_Barrier(comm);
-      StepClock clock(o.compute);
+      StepClock clock(o.compute, o.busy);
       const double w = timed(comm, [&] {
         clock.start();
         auto f = File::create(path, fo);

@@ -14,7 +14,7 @@ namespace h5loom::bench {
 // blocked in I/O in each: everything but the compute phases (--compute).
 class StepClock {
  public:
-  explicit StepClock(double compute) : compute_(compute) {}
+  StepClock(double compute, bool busy) : compute_(compute), busy_(busy) {}
   void start();
   // A time step's writes are made: a flush point that returns at once
   // (File::flush_async: an async engine completes it in the next collective
@@ -34,6 +34,7 @@ class StepClock {
 
  private:
   double compute_;
+  bool busy_;
   double mark_ = 0;
   std::vector<double> blocked_;
 };

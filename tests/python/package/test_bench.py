@@ -123,7 +123,7 @@ def test_kernels_verify_on_every_engine(tmp_path, kernel, ranks):
     assert "w/POSIX" in out
 
 
-@pytest.mark.parametrize("kernel,args", [("vpic", ["--lend"]), ("vpic", []), ("amrex", [])])
+@pytest.mark.parametrize("kernel,args", [("vpic", ["--lend"]), ("vpic", []), ("vpic", ["--busy"]), ("amrex", [])])
 def test_a_compute_phase_is_left_out_of_the_blocked_time(tmp_path, kernel, args):
     out = bench(2, kernel, *KERNELS[kernel], *args, "--repeat", "1", "--compute", "0.05", "--engine", "log",
                 "--engine", "async+log", "--dir", str(tmp_path), cwd=tmp_path)
@@ -138,7 +138,7 @@ def test_a_compute_phase_is_left_out_of_the_blocked_time(tmp_path, kernel, args)
     assert "blocked per step" in out
 
 
-@pytest.mark.parametrize("compute", [[], ["--compute", "0.01"]])
+@pytest.mark.parametrize("compute", [[], ["--compute", "0.01"], ["--compute", "0.01", "--busy"]])
 def test_iotest_lends_its_tiles_and_reads_back_every_value(tmp_path, compute):
     """--lend: the tiles are lent until their step's flush completes (a set per
     step in flight); every value read back is checked, so a tile refilled too
