@@ -443,17 +443,17 @@ int main(int argc, char** argv) {
     b->add_flag("!--no-posix-sync", common.posix_sync,
                 "the POSIX baseline does not fsync (compare with engines that do not sync either)");
   }
-  for (auto* b : {iotest, vpic, amrex})
-    b->add_option("--compute", common.compute,
-                  "seconds of compute (a sleep; with --busy, a spin) after each time step's writes (iotest: between "
-                  "steps, as "
-                  "hdf5-iotest's delay), for async engines to overlap; the report shows the time blocked in I/O "
-                  "beside it (default 0)")
-        ->check(CLI::NonNegativeNumber);
-  for (auto* b : {iotest, vpic, amrex})
+  for (auto* b : {iotest, vpic, amrex}) {
+    auto* compute = b->add_option("--compute", common.compute,
+                                  "seconds of compute (a sleep; with --busy, a spin) after each time step's writes "
+                                  "(iotest: between steps, as hdf5-iotest's delay), for async engines to overlap; "
+                                  "the report shows the time blocked in I/O beside it (default 0)")
+                        ->check(CLI::NonNegativeNumber);
     b->add_flag("--busy", common.busy,
                 "the compute phase keeps the rank's core busy instead of sleeping, as a simulation's step does (an "
-                "async engine's background thread then competes with it for the CPU)");
+                "async engine's background thread then competes with it for the CPU)")
+        ->needs(compute);
+  }
 
   // MPI first, so that every rank can agree on the arguments: under mpirun
   // (MPMD) ranks may get different ones, and a rank that returned here alone

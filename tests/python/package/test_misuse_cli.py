@@ -45,6 +45,14 @@ def test_ini_path_without_ini_flag_is_an_unexpected_argument(tmp_path):
     assert res.stderr.count("not expected: bogus.ini") == 1  # printed once, not once per rank
 
 
+@pytest.mark.parametrize("kind", ["iotest", "vpic"])
+def test_busy_without_a_compute_phase_is_refused(tmp_path, kind):
+    args = ["bench", kind, "--busy", "--dir", str(tmp_path)]
+    res = mpirun(args, args, cwd=tmp_path)
+    assert res.returncode != 0
+    assert res.stderr.count("--busy requires --compute") == 1, res.stderr  # printed once, not once per rank
+
+
 @pytest.mark.parametrize("engine, message", [
     ("bogus", "unknown engine 'bogus'"),
     ('{"engine":"hdf5","hdf5":{"nope":1}}', "unknown configuration key 'hdf5.nope'"),
