@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -47,6 +48,15 @@ struct IotestOptions : CommonOptions {
   bool lend = false;
 };
 int run_iotest(const IotestOptions& o);
+
+// How many steps' buffers take turns when they are lent (vpic, iotest
+// --lend): a lent buffer stays untouched until its step's flush has
+// completed. That flush begins at the next step's flush point and completes
+// at the one after (async+log commits in two stages, the second at the next
+// flush's collective part: async.md), and a step's values are made before
+// its first collective call - so the two steps before it still hold theirs.
+// The last flushes complete at the close, which the buffers outlive.
+constexpr std::size_t kLentStepSets = 3;
 
 // The application kernels (bench_kernels.cpp); each verifies what it reads.
 struct KernelOptions : CommonOptions {

@@ -275,14 +275,11 @@ int run_iotest(const IotestOptions& o) {
                   (unsigned long long)tr, (unsigned long long)tc, bytes_per_rank / 1048576.0, cases.size());
     const bool tty = rank == 0 && o.progress && ::isatty(2);
 
-    // A step's tiles, one per array. Lent (--lend), a step's stay untouched
-    // until its flush has completed: with a compute phase the flush of step
-    // s's writes begins at step s + 1 and has completed before step s + 3's
-    // values are made (async+log commits in two stages, the second at the
-    // next flush's collective part: async.md), so three steps' sets take
-    // turns; without one the only flush is the close, and every step has its
-    // own set. The sets outlive the file, whose close completes the last flushes.
-    const std::size_t sets = !o.lend ? 1 : o.compute > 0 ? std::min<uint64_t>(3, c.steps) : c.steps;
+    // A step's tiles, one per array. Lent (--lend), the steps' sets take
+    // turns (kLentStepSets) when each step ends with a flush (a compute
+    // phase); without one the only flush is the close, and every step has
+    // its own set.
+    const std::size_t sets = !o.lend ? 1 : o.compute > 0 ? std::min<uint64_t>(kLentStepSets, c.steps) : c.steps;
     std::vector<std::vector<std::vector<double>>> step_tiles(
         sets, std::vector<std::vector<double>>(c.arrays, std::vector<double>(tile)));
     std::vector<double> rbuf(tile);

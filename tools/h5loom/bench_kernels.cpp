@@ -118,12 +118,8 @@ int run_vpic(const KernelOptions& o) {
   k.bytes_per_rank = n * 32 * steps;
   k.posix_piece = n * 4;
   k.posix_description = "one pwrite per array and step";
-  // --lend: the arrays are lent (write(span)), not copied; each step's stay
-  // untouched until its flush has completed. Step s's arrays are made before
-  // step s's first collective call, which completes the flush of step s - 2
-  // (async+log commits in two stages: async.md), so three steps' sets take
-  // turns; the last flushes complete at the close, which the sets outlive.
-  const std::size_t sets = o.lend ? 3 : 1;
+  // --lend: the arrays are lent (write(span)), not copied (kLentStepSets).
+  const std::size_t sets = o.lend ? kLentStepSets : 1;
   std::vector<std::vector<float>> floats(sets * 8, std::vector<float>(n));
   std::vector<std::vector<int32_t>> ids(sets, std::vector<int32_t>(n));
   k.write = [&](File& f, StepClock& clock) {
