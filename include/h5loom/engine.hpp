@@ -218,12 +218,15 @@ class Engine {
   // then moves at flush().
   virtual void prepare_flush(FileHandle& f, FlushLevel level) {}
   // A durable flush whose last step may be left to the returned request (v9).
-  // The async wrapper calls it where a flush's collective part runs, and
-  // waits for the request, on every rank, at a later collective call. Any
-  // call may come meanwhile; an engine finishes the pending stage itself
-  // where it must (the log engine at its next flush and at close). The log
-  // engine leaves its commit record to the request: its syncs run
-  // meanwhile. The default: flush(f, Durable), complete.
+  // The async wrapper calls it where a flush's collective part runs; the
+  // request may complete by itself at a later flush_in_stages (test() says
+  // so), and the wrapper waits for it, on every rank, where a collective
+  // call needs the flush complete. Any call may come meanwhile; an engine
+  // finishes the pending stage itself where it must. The log engine leaves
+  // its commit record to the request: its syncs run meanwhile, the next
+  // flush in stages writes the record and syncs it on a helper thread, and
+  // the one after that (or close, or wait()) confirms it on every rank.
+  // The default: flush(f, Durable), complete.
   virtual RequestPtr flush_in_stages(FileHandle& f) { return flush(f, FlushLevel::Durable); }
   // Writes whatever was put and not flushed, durably, and releases the handle.
   virtual void close(FileHandle& f) = 0;

@@ -110,8 +110,9 @@ TEST_F(file, ALentBufferIsReadWhenTheFlushCompletes) {
 }
 
 TEST_F(file, FlushesCompleteInOrderAndAReadCompletesTheLast) {
-  // With async+log a durable flush completes in two stages: the commit record
-  // waits for the next flush's collective part, or for a call that needs the
+  // With async+log a durable flush completes in stages: its commit record is
+  // written at the next flush's collective part (and synced meanwhile), and
+  // confirmed on every rank at the one after - or at a call that needs the
   // flush complete. Calls that make objects and writes may come in between.
   auto path = file_path();
   const uint64_t n = 64, r = uint64_t(rank()), R = uint64_t(nranks());
@@ -123,12 +124,16 @@ TEST_F(file, FlushesCompleteInOrderAndAReadCompletesTheLast) {
     auto b = f.create_dataset<double>("b", {R * n});  // may start a's collective part
     b.write_copy(mine, ramp(n, double(r * n) + 0.5));
     Request second = f.flush_async();
-    f.create_group("c");  // a's last stage at the latest (b's first stage may start here)
+    f.create_group("c");  // second's collective part: a's commit record goes out
+    Request third = f.flush_async();
+    f.create_group("d");  // third's collective part: a's record is confirmed
     EXPECT_TRUE(a.test());
     EXPECT_EQ(f.dataset("b").read<double>(), ramp(R * n, 0.5));  // a read needs b's flush complete
     EXPECT_TRUE(second.test());
+    EXPECT_TRUE(third.test());
     EXPECT_NO_THROW(a.wait());
     EXPECT_NO_THROW(second.wait());
+    EXPECT_NO_THROW(third.wait());
   }
   auto f = File::open(path, Mode::Read, options());
   EXPECT_EQ(f.dataset("a").read<double>(), ramp(R * n, 0.0));

@@ -41,6 +41,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -104,17 +105,18 @@ struct AsyncFile : engine::ForwardingEngine::WrappedFile {
   int in_flight = 0;
   // The flush whose collective part has not run yet (the program's thread only).
   std::shared_ptr<FlushTicket> pending;
-  // A durable flush whose collective part ran in stages (Engine::
-  // flush_in_stages) and whose last stage has not: the log engine's commit
-  // record, its syncs running meanwhile. Finished when the next flush's
-  // collective part runs - so after the program's next computation - or at
-  // a call that needs the flush complete (below). Declared after `inner`'s
-  // base, so it goes before the inner file does.
+  // Durable flushes whose collective part ran in stages (Engine::
+  // flush_in_stages) and whose last stage has not completed, oldest first:
+  // the log engine's commit records, their syncs running meanwhile. The
+  // inner engine completes them at the next flushes' collective parts - so
+  // while the program computes - or a call that needs them complete waits
+  // for them (below). Declared after `inner`'s base, so they go before the
+  // inner file does.
   struct Committing {
     std::shared_ptr<FlushTicket> ticket;
     RequestPtr rest;
   };
-  std::optional<Committing> committing;
+  std::deque<Committing> committing;
   // This rank's first error in a queued task: written by the mover, read by
   // the program's thread after Mover::wait (whose lock orders the two).
   mpi::CaughtError queued_error;
@@ -277,14 +279,13 @@ class AsyncEngine final : public engine::ForwardingEngine {
     if (!failed.code) failed = queued;
     mpi::CaughtError closing;
     closing.run([&] { ForwardingEngine::close(fh); });
-    if (f.committing) {  // its request reports what the inner close did with it
-      AsyncFile::Committing c = std::move(*f.committing);
-      f.committing.reset();
+    for (AsyncFile::Committing& c : f.committing) {  // their requests report what the inner close did with them
       if (c.rest->test()) c.ticket->error.run([&] { c.rest->wait(); });  // done: only reports
       else c.ticket->error = {int(ErrorCode::IO), "the flush's commit was abandoned: its file was closed before it completed"};
       c.ticket->done = true;
       if (!failed.code) failed = c.ticket->error;
     }
+    f.committing.clear();
     if (f.attached) {
       Mover::instance().detach();
       f.attached = false;
@@ -438,14 +439,16 @@ class AsyncEngine final : public engine::ForwardingEngine {
 
   // Collective: the collective part of the pending flush, if there is one,
   // once the mover has run everything before it. Returns the flush completed.
-  // The flush before it, if its last stage is pending, finishes first (the
-  // flushes of a file complete in order); if it failed, it is the one returned.
+  // The inner engine completes the last stages of earlier flushes meanwhile
+  // as far as it goes (the log engine: the record of the flush before, whose
+  // sync it leaves to a helper thread, and the confirmation of the one
+  // before that); if one of them failed, it is the one returned.
   std::shared_ptr<FlushTicket> complete_pending(AsyncFile& f) {
     std::shared_ptr<FlushTicket> t = std::move(f.pending);
     f.pending.reset();
     if (!t) return t;
-    std::shared_ptr<FlushTicket> older = finish_committing(f);
     complete(f, t);
+    std::shared_ptr<FlushTicket> older = collect_committed(f);
     return older && older->error.code ? older : t;
   }
 
@@ -463,8 +466,8 @@ class AsyncEngine final : public engine::ForwardingEngine {
     // of the buffers lent until this flush, which the program may free once
     // the flush has completed, failed or not. Both steps are collective.
     // A durable flush runs in stages: its last one (the log engine's commit
-    // record) waits for the next call that needs the flush complete, and the
-    // syncs run meanwhile.
+    // record) completes at later flushes or at the next call that needs the
+    // flush complete, and the syncs run meanwhile.
     mpi::CaughtError flushed;
     RequestPtr rest;
     flushed.run([&] {
@@ -477,7 +480,7 @@ class AsyncEngine final : public engine::ForwardingEngine {
     });
     if (rest && !rest->test()) {
       if (!t->error.code) {
-        f.committing = AsyncFile::Committing{t, std::move(rest)};
+        f.committing.push_back(AsyncFile::Committing{t, std::move(rest)});
         return;
       }
       mpi::CaughtError ignored;  // a write failed: the flush reports that; its rest completes now
@@ -486,16 +489,34 @@ class AsyncEngine final : public engine::ForwardingEngine {
     t->done = true;
   }
 
-  // Collective: the last stage of a flush made in stages, if one is
-  // pending. Returns that flush (its error is in its ticket).
+  // The flushes made in stages whose last stage the inner engine completed,
+  // oldest first (the same on every rank: it completes them in collective
+  // calls). Returns the first that failed, else the last.
+  std::shared_ptr<FlushTicket> collect_committed(AsyncFile& f) {
+    std::shared_ptr<FlushTicket> out;
+    while (!f.committing.empty() && f.committing.front().rest->test()) out = report(f, out);
+    return out;
+  }
+
+  // Collective: the last stages of the flushes made in stages, if any are
+  // pending. Returns the first that failed, else the last (their errors are
+  // in their tickets).
   std::shared_ptr<FlushTicket> finish_committing(AsyncFile& f) {
-    if (!f.committing) return nullptr;
-    AsyncFile::Committing c = std::move(*f.committing);
-    f.committing.reset();
+    if (f.committing.empty()) return nullptr;
     wait_for_mover(f);  // the inner engine never sees two calls at once
+    std::shared_ptr<FlushTicket> out;
+    while (!f.committing.empty()) out = report(f, out);  // the first wait completes them all
+    return out;
+  }
+
+  // The oldest flush in stages completes (its request's wait(), collective
+  // unless it has completed); `out` becomes it unless `out` failed.
+  static std::shared_ptr<FlushTicket> report(AsyncFile& f, std::shared_ptr<FlushTicket> out) {
+    AsyncFile::Committing c = std::move(f.committing.front());
+    f.committing.pop_front();
     c.ticket->error.run([&] { c.rest->wait(); });
     c.ticket->done = true;
-    return c.ticket;
+    return out && out->error.code ? out : c.ticket;
   }
 
   // Collective: raises on every rank the queued error of the lowest rank that has one.

@@ -1,5 +1,6 @@
 #include "engines/log/commit.hpp"
 
+#include <cerrno>
 #include <chrono>
 
 #include "engines/log/front_file.hpp"
@@ -98,7 +99,9 @@ void make_visible(LogFile& f) {
 
 bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool force) {
   if (!f.writable()) return false;
-  finish_commit(f);  // one at a time: this one's epoch number follows that one's
+  // One at a time: this one's epoch number follows that one's. Its record
+  // syncs while this one moves; the next finish_commit confirms it.
+  finish_commit(f, {}, RecordSync::Later);
   Writing& w = *f.writing;
   WritePipeline& pipe = *w.pipeline;
   // The blocks get their places first, so that the index is exchanged
@@ -168,67 +171,141 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   return true;
 }
 
-void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum) {
-  if (!f.writing || !f.writing->committing) return;
+namespace {
+
+// Rank 0: the errno of the journal's write and sync of a record left syncing
+// by an earlier finish_commit (RecordSync::Later); 0 if they succeeded, or
+// on another rank, or if there is none. Waits for the sync.
+int earlier_record_error(Writing& w) {
+  if (!w.syncing_record || !w.syncing_record->synced.valid()) return 0;
+  return w.syncing_record->synced.get();
+}
+
+// Every rank, once the ranks agreed on `error` (earlier_record_error's): the
+// flush of the record left syncing completes - or, if the journal lost it,
+// fails, the record is cut from the journal (as far as the storage still
+// lets us: a reader must not see an epoch we report lost) and the commit
+// under way fails too (raised here): its record would follow a lost one.
+void settle_earlier_record(LogFile& f, int error) {
   Writing& w = *f.writing;
+  if (!w.syncing_record) return;
+  SyncingRecord s = std::move(*w.syncing_record);
+  w.syncing_record.reset();
+  if (error) {
+    s.outcome->error = {int(ErrorCode::IO), with_reason("cannot write or sync a commit record to the journal of '" +
+                                                            f.path + "' (" + commits_path(f.path) + ")",
+                                                        error)};
+    if (f.team.rank == 0) (void)w.commits->truncate(s.commits_start);
+  }
+  s.outcome->done = true;
+  if (error) throw IOError(s.outcome->error.msg);
+}
+
+// Collective: a record left syncing is confirmed (its flush completes or fails).
+void confirm_record(LogFile& f) {
+  if (!f.writing->syncing_record) return;
+  int mine = earlier_record_error(*f.writing), error = 0;
+  MPI_Allreduce(&mine, &error, 1, MPI_INT, MPI_MAX, f.team.comm);
+  settle_earlier_record(f, error);
+}
+
+}  // namespace
+
+void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, RecordSync record_sync) {
+  if (!f.writing) return;
+  Writing& w = *f.writing;
+  // Nothing to commit, or nothing more (a handle a failure made unusable,
+  // below): a record still syncing is confirmed on its own.
+  mpi::CaughtError earlier;
+  if ((!w.committing && record_sync == RecordSync::Now) || (w.committing && !f.failed.empty()))
+    earlier.run([&] { confirm_record(f); });
+  if (!w.committing) {
+    if (earlier.code) mpi::throw_error(earlier.code, earlier.msg);
+    return;
+  }
   PendingCommit p = std::move(*w.committing);
   w.committing.reset();
+  const std::shared_ptr<CommitOutcome> outcome = std::move(p.outcome);  // not `p`'s to report abandoned
   // Its outcome goes to the commit's request too (the same on every rank:
   // every error here is raised on every rank).
-  mpi::CaughtError& failed = p.outcome->error;
+  mpi::CaughtError& failed = outcome->error;
+  // The record's sync is left to a helper thread (and the write too: no rank
+  // waits to hear that it went well) only where a later finish_commit
+  // confirms it.
+  const bool later = record_sync == RecordSync::Later && w.settings.sync;
   failed.run([&] {
     f.require_usable();  // a handle a failure made unusable since the commit began commits nothing
-    // [0]: the log synced, [1]: the new file's names (rank 0).
-    int synced[2] = {1, 1}, all_synced[2] = {0, 0};
-    if (p.data_synced.valid()) synced[0] = p.data_synced.get() == 0 ? 1 : 0;
+    // Any rank's failure: [0] the log's sync, [1] the new file's names
+    // (rank 0), [2] the errno of the record left syncing before (rank 0).
+    int failures[3] = {0, 0, 0}, any[3] = {0, 0, 0};
+    if (p.data_synced.valid()) failures[0] = p.data_synced.get() != 0;
     // A sync of the log made meanwhile for the next epoch (prepare_flush)
     // that failed may have been the one the kernel told of this epoch's lost pages.
-    if (w.pipeline->early_sync_failed()) synced[0] = 0;
-    if (p.names_synced.valid()) synced[1] = p.names_synced.get() == 0 ? 1 : 0;
-    MPI_Allreduce(synced, all_synced, 2, MPI_INT, MPI_MIN, f.team.comm);
-    if (!all_synced[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
-    if (!all_synced[1])
+    if (w.pipeline->early_sync_failed()) failures[0] = 1;
+    if (p.names_synced.valid()) failures[1] = p.names_synced.get() != 0;
+    failures[2] = earlier_record_error(w);
+    MPI_Allreduce(failures, any, 3, MPI_INT, MPI_MAX, f.team.comm);
+    settle_earlier_record(f, any[2]);
+    if (any[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
+    if (any[1])
       throw IOError("cannot sync the directories holding the new files of '" + f.path + "' (" +
                     directory_of(f.path) + " and its parent) to storage");
     // A front file built while the data moved is named in the commit record (its CRC32C).
     FrontSum front;
     if (front_sum) front = front_sum(), p.record.front_crc = front.crc;
 
-    on_root(f.team, [&] {
-      CommitRecord& c = p.record;
-      c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                    std::chrono::system_clock::now().time_since_epoch())
-                                    .count());
+    CommitRecord& c = p.record;
+    c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
+    const uint64_t at = f.committed.commits_end;
+    if (later) {
       // The commit record goes last: until it is on disk, the epoch does not exist.
-      const auto bytes = c.encode();
-      try {
-        w.commits->write(bytes.data(), bytes.size(), f.committed.commits_end,
-                         "writing a commit record of " + f.where());
-        if (w.settings.sync)
-          if (const int err = w.commits->sync())
-            throw IOError(with_reason(
-                "cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")", err));
-      } catch (const Error&) {
-        // The flush failed: its record is taken back (as far as the storage
-        // still lets us), so that a reader does not see an epoch we reported lost.
-        (void)w.commits->truncate(f.committed.commits_end);
-        throw;
-      }
-    });
+      SyncingRecord s;
+      s.commits_start = at;
+      if (f.team.rank == 0)
+        s.synced = run_on_helper([&w, bytes = c.encode(), at, where = "writing a commit record of " + f.where()] {
+          try {
+            w.commits->write(bytes.data(), bytes.size(), at, where);
+          } catch (const std::exception&) {
+            return EIO;
+          }
+          return w.commits->sync();
+        });
+      s.outcome = outcome;
+      w.syncing_record = std::move(s);
+    } else {
+      on_root(f.team, [&] {
+        // The commit record goes last: until it is on disk, the epoch does not exist.
+        const auto bytes = c.encode();
+        try {
+          w.commits->write(bytes.data(), bytes.size(), at, "writing a commit record of " + f.where());
+          if (w.settings.sync)
+            if (const int err = w.commits->sync())
+              throw IOError(with_reason(
+                  "cannot sync the commit journal of '" + f.path + "' (" + commits_path(f.path) + ")", err));
+        } catch (const Error&) {
+          // The flush failed: its record is taken back (as far as the storage
+          // still lets us), so that a reader does not see an epoch we reported lost.
+          (void)w.commits->truncate(at);
+          throw;
+        }
+      });
+    }
     f.committed.log_end = p.log_end;
     f.committed.epoch = p.epoch;
     f.committed.commits_end += kCommitRecordSize;
     if (front.crc) f.catalog.tree.fronts.push_back(front);
   });
-  p.outcome->done = true;
+  if (!w.syncing_record || w.syncing_record->outcome != outcome) outcome->done = true;
   if (failed.code) mpi::throw_error(failed.code, failed.msg);
 }
 
 bool commit(LogFile& f, const std::function<void()>& while_writing, const std::function<FrontSum()>& front_sum,
             bool force) {
-  if (!begin_commit(f, while_writing, force)) return false;
-  finish_commit(f, front_sum);
-  return true;
+  const bool begun = begin_commit(f, while_writing, force);
+  finish_commit(f, front_sum);  // a record left syncing is confirmed even if nothing was begun
+  return begun;
 }
 
 void close_epoch(LogFile& f) {
@@ -246,13 +323,18 @@ void close_epoch(LogFile& f) {
   // empty epoch whose index record, commit record and syncs would come after
   // it (1-2 ms of a close with no computation left to hide behind).
   const bool name_in_pending = all_idle && w.committing.has_value();
-  if (!name_in_pending) finish_commit(f);  // a commit begun by an earlier flush, first
+  // A commit begun by an earlier flush, first; its record syncs while the
+  // last epoch is written, and the last commit confirms it.
+  if (!name_in_pending) finish_commit(f, {}, RecordSync::Later);
   // Nothing new and the front file is the one the log recorded: keep it.
   if (all_idle && !name_in_pending) {
     int current = 0;
     if (f.team.rank == 0) current = front_is_current(*f.store, f.path, f.catalog.tree, f.committed.epoch);
     MPI_Bcast(&current, 1, MPI_INT, 0, f.team.comm);
-    if (current) return;
+    if (current) {
+      finish_commit(f);  // a record still syncing is confirmed
+      return;
+    }
   }
   // The last rank builds the front file while the aggregators write the last
   // epoch (it has the whole tree and index once the epoch's blocks are placed

@@ -27,7 +27,8 @@ using namespace logfmt;
 namespace {
 
 // The rest of a commit begun by flush_in_stages: its commit record. Finished
-// at wait() - or earlier by the file itself (its next flush, or close), in
+// at wait() - or earlier by the file itself (its record written at the next
+// flush in stages and confirmed at the one after, or at a flush or close), in
 // which case wait() only reports the outcome (a commit the file dropped when
 // it closed on an error reports that it was abandoned).
 class CommitRequest final : public engine::Request {
@@ -114,11 +115,13 @@ class LogEngine final : public engine::Engine {
 
   // A durable flush whose commit record is left to the returned request: the
   // syncs of the epoch's data and index run on helper threads meanwhile, and
-  // the next epoch is open (commit.hpp: begin_commit).
+  // the next epoch is open (commit.hpp: begin_commit). The next flush in
+  // stages writes the record and leaves its sync to a helper thread too; the
+  // request completes by itself at the flush after that (or at its wait()).
   engine::RequestPtr flush_in_stages(FileHandle& fh) override {
     auto& f = cast(fh);
     if (!f.writable()) return nullptr;
-    bring_in_for_flush(f);
+    bring_in_for_flush(f, RecordSync::Later);
     bool begun = false;
     f.writing_step([&] { begun = begin_commit(f); });
     if (!begun) return nullptr;
@@ -477,9 +480,10 @@ class LogEngine final : public engine::Engine {
   }
 
   // What every flush does first: a commit begun by flush_in_stages finishes,
-  // and the writes held back join the epoch.
-  static void bring_in_for_flush(LogFile& f) {
-    f.writing_step([&] { finish_commit(f); });
+  // and the writes held back join the epoch. For a flush in stages its
+  // record's sync is left to a helper thread, confirmed at the next flush.
+  static void bring_in_for_flush(LogFile& f, RecordSync record_sync = RecordSync::Now) {
+    f.writing_step([&] { finish_commit(f, {}, record_sync); });
     share_held(f);
     hand_over_deferred(f);
   }

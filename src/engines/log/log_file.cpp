@@ -130,7 +130,10 @@ void close_log_file(LogFile& f) {
   struct Release {  // whatever happens below, the handle's resources go
     LogFile& f;
     ~Release() {
-      if (f.writing) f.writing->committing.reset();  // its helper threads sync the log: joined first
+      if (f.writing) {  // their helper threads sync the log and the journal: joined first
+        f.writing->committing.reset();
+        f.writing->syncing_record.reset();
+      }
       f.log.reset();
       if (!f.writing) return;
       f.writing->commits.reset();

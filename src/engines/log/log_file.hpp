@@ -59,6 +59,25 @@ struct PendingCommit {
   std::shared_ptr<CommitOutcome> outcome = std::make_shared<CommitOutcome>();
 };
 
+// A commit whose record is written and whose sync of the journal runs on a
+// helper thread (finish_commit with RecordSync::Later): the epoch is on disk
+// once that sync has succeeded, and its flush completes once every rank has
+// heard so, at the next finish_commit (commit.hpp).
+struct SyncingRecord {
+  SyncingRecord() = default;
+  SyncingRecord(SyncingRecord&&) = default;
+  SyncingRecord& operator=(SyncingRecord&&) = default;
+  // Dropped unconfirmed (its file closed on an error first): its request says so.
+  ~SyncingRecord() {
+    if (outcome && !outcome->done)
+      outcome->done = true, outcome->error = {int(ErrorCode::IO), "the flush's commit was abandoned: its file was "
+                                                                  "closed before the flush completed"};
+  }
+  uint64_t commits_start = 0;  // where its record begins in the journal (cut back to here if the sync fails)
+  HelperResult synced;         // rank 0: the journal's fdatasync (0 or errno)
+  std::shared_ptr<CommitOutcome> outcome;
+};
+
 // What only a writer has.
 struct Writing {
   explicit Writing(const Settings& s) : settings(s) {}
@@ -81,8 +100,10 @@ struct Writing {
   // (sync_names), not at create: the first commit syncs them while the data
   // is synced. A close leaves the parent to the front file's publication.
   std::vector<std::string> names_to_sync;
-  // A commit begun and not finished (at most one).
+  // A commit begun and not finished (at most one), and the one before it
+  // whose record's sync has not been confirmed (at most one).
   std::optional<PendingCommit> committing;
+  std::optional<SyncingRecord> syncing_record;
 };
 
 

@@ -194,6 +194,57 @@ def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path
         np.testing.assert_array_equal(f["kept"][...], np.arange(1000.0))
 
 
+FAILING_RECORD_SYNC = r"""
+import sys
+import numpy as np
+import h5loom
+path = sys.argv[1]
+f = h5loom.File(path, "w", engine="async+log")
+f.create_dataset("kept", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
+f.flush()  # epoch 1: on disk
+import os
+os.environ["H5LOOM_FAULT_CALL"] = "fdatasync"  # from here on, the journal's syncs fail
+f.create_dataset("lost", shape=(1000,), dtype="f8")[...] = np.ones(1000)
+lost = f.flush_async()  # its data and index go out at the next collective call
+f.create_group("g1")
+f.create_dataset("later", shape=(4,), dtype="f8")[...] = np.ones(4)
+second = f.flush_async()
+f.create_group("g2")  # the first flush's commit record is written; its sync fails on a helper thread
+print("done before its confirmation:", lost.done())
+for what, call in [("first flush", lost.wait), ("second flush", second.wait), ("read", lambda: f["kept"][...]),
+                   ("close", f.close)]:
+    try:
+        call()
+        print(what, "did not raise")
+    except h5loom.IOError as e:
+        print(what, "raised:", e)
+"""
+
+
+def test_a_commit_record_whose_sync_fails_in_the_background_is_reported_and_cut(tmp_path):
+    """async+log writes a flush's commit record at the next flush and syncs it
+    on a helper thread; the flush completes when the ranks agree that the sync
+    went well. When it failed, the flush raises, the record is cut from the
+    journal (the epoch is not on disk), the handle commits nothing more, and
+    what was committed before stays readable."""
+    if not SHIM.exists():
+        pytest.skip("fault shim not built")
+    path = tmp_path / "f.h5"
+    code, out = child(FAILING_RECORD_SYNC, path,
+                      env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/commits", "H5LOOM_FAULT_ERRNO": "5"})
+    assert code == 0, out
+    assert "done before its confirmation: False" in out, out
+    assert "first flush raised: cannot write or sync a commit record to the journal" in out, out
+    assert "Input/output error" in out, out
+    for what in ("second flush", "read", "close"):
+        assert f"{what} raised:" in out, out
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["kept"][...], np.arange(1000.0))
+        assert "lost" not in f and "later" not in f  # their epochs never completed
+    out = cli("verify", path)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
 def test_a_failed_early_sync_of_region_writes_is_raised_by_the_flush(tmp_path):
     """async+log syncs a rank's region writes on its background thread before
     a durable flush (prepare_flush). Linux reports a failed write-back to one
