@@ -109,6 +109,28 @@ TEST_F(file, ALentBufferIsReadWhenTheFlushCompletes) {
   EXPECT_EQ(ds.read<double>(), std::vector<double>(std::size_t(nranks()) * 8, 1.0));
 }
 
+TEST_F(file, AFlushWithNothingNewCompletesNoEarlierThanTheOneBeforeIt) {
+  // The second flush has nothing of its own to commit; it promises what the
+  // first one does, so it may not complete before it (with async+log the
+  // first one's commit record may still be syncing when the second one's
+  // collective part has run).
+  auto path = file_path();
+  const uint64_t n = 64, r = uint64_t(rank()), R = uint64_t(nranks());
+  auto f = File::create(path, options());
+  f.create_dataset<double>("a", {R * n}).write_copy(Selection::box({r * n}, {n}), ramp(n, double(r * n)));
+  Request first = f.flush_async();
+  Request second = f.flush_async();  // the first one's collective part runs here
+  Request third = f.flush_async();   // and the second one's here
+  EXPECT_TRUE(!second.test() || first.test());
+  EXPECT_TRUE(!third.test() || second.test());
+  EXPECT_NO_THROW(third.wait());
+  EXPECT_TRUE(first.test());
+  EXPECT_TRUE(second.test());
+  EXPECT_NO_THROW(first.wait());
+  EXPECT_NO_THROW(second.wait());
+  EXPECT_EQ(f.dataset("a").read<double>(), ramp(R * n, 0.0));
+}
+
 TEST_F(file, FlushesCompleteInOrderAndAReadCompletesTheLast) {
   // With async+log a durable flush completes in stages: its commit record is
   // written at the next flush's collective part (and synced meanwhile), and

@@ -201,15 +201,14 @@ void settle_earlier_record(LogFile& f, int error) {
   if (error) throw IOError(s.outcome->error.msg);
 }
 
-// Collective: a record left syncing is confirmed (its flush completes or fails).
+}  // namespace
+
 void confirm_record(LogFile& f) {
   if (!f.writing->syncing_record) return;
   int mine = earlier_record_error(*f.writing), error = 0;
   MPI_Allreduce(&mine, &error, 1, MPI_INT, MPI_MAX, f.team.comm);
   settle_earlier_record(f, error);
 }
-
-}  // namespace
 
 void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, RecordSync record_sync) {
   if (!f.writing) return;
@@ -225,10 +224,10 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, Recor
   }
   PendingCommit p = std::move(*w.committing);
   w.committing.reset();
-  const std::shared_ptr<CommitOutcome> outcome = std::move(p.outcome);  // not `p`'s to report abandoned
   // Its outcome goes to the commit's request too (the same on every rank:
-  // every error here is raised on every rank).
-  mpi::CaughtError& failed = outcome->error;
+  // every error here is raised on every rank). The request shares it, so it
+  // outlives `p`'s pointer when the record left syncing takes that over.
+  mpi::CaughtError& failed = p.outcome->error;
   // The record's sync is left to a helper thread (and the write too: no rank
   // waits to hear that it went well) only where a later finish_commit
   // confirms it.
@@ -272,7 +271,7 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, Recor
           }
           return w.commits->sync();
         });
-      s.outcome = outcome;
+      s.outcome = std::move(p.outcome);  // no longer `p`'s to report done (or abandoned)
       w.syncing_record = std::move(s);
     } else {
       on_root(f.team, [&] {
@@ -297,7 +296,7 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, Recor
     f.committed.commits_end += kCommitRecordSize;
     if (front.crc) f.catalog.tree.fronts.push_back(front);
   });
-  if (!w.syncing_record || w.syncing_record->outcome != outcome) outcome->done = true;
+  if (p.outcome) p.outcome->done = true;  // else the record left syncing reports it
   if (failed.code) mpi::throw_error(failed.code, failed.msg);
 }
 

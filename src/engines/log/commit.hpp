@@ -57,6 +57,10 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing = {}, b
 enum class RecordSync { Now, Later };
 void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum = {},
                    RecordSync record_sync = RecordSync::Now);
+// Collective: a record left syncing (RecordSync::Later) is confirmed, in
+// whatever state the handle is: its flush completes, or fails (raised here,
+// the record cut from the journal). Nothing to do if there is none.
+void confirm_record(LogFile& f);
 // Both at once: after it returns the epoch is on disk with its commit record
 // (and so is every earlier one: a record still syncing is confirmed).
 bool commit(LogFile& f, const std::function<void()>& while_writing = {},

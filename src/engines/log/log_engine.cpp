@@ -124,8 +124,11 @@ class LogEngine final : public engine::Engine {
     bring_in_for_flush(f, RecordSync::Later);
     bool begun = false;
     f.writing_step([&] { begun = begin_commit(f); });
-    if (!begun) return nullptr;
-    return std::make_unique<CommitRequest>(f, f.writing->committing->outcome);
+    if (begun) return std::make_unique<CommitRequest>(f, f.writing->committing->outcome);
+    // Nothing new: this flush is durable once the record left syncing is
+    // (it completes with that one, never before it).
+    if (f.writing->syncing_record) return std::make_unique<CommitRequest>(f, f.writing->syncing_record->outcome);
+    return nullptr;
   }
 
   // The local part of a flush, early (the async wrapper's background

@@ -141,6 +141,17 @@ void close_log_file(LogFile& f) {
       f.writing->lock.release();
     }
   } release{f};
+  // A record left syncing by an earlier flush (commit.hpp, RecordSync::Later)
+  // is confirmed whatever happens here, so that its flush reports whether it
+  // is on disk instead of "abandoned" (collective: a failure is the same on
+  // every rank). Its error is its flush's, not the close's.
+  struct ConfirmRecord {
+    LogFile& f;
+    ~ConfirmRecord() {
+      mpi::CaughtError ignored;
+      if (f.writing) ignored.run([&] { confirm_record(f); });
+    }
+  } confirm{f};
   f.require_usable();  // a failed handle commits nothing more
   if (f.writable()) f.writing_step([&] { close_epoch(f); });
 }

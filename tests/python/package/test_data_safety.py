@@ -245,6 +245,57 @@ def test_a_commit_record_whose_sync_fails_in_the_background_is_reported_and_cut(
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+RECORD_SYNCING_AT_A_FAILED_CLOSE = r"""
+import os, sys
+import numpy as np
+import h5loom
+path = sys.argv[1]
+f = h5loom.File(path, "w", engine="async+log")
+f.create_dataset("a", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
+first = f.flush_async()
+f.create_group("g1")  # the first flush's collective part: its data and index go out
+f.create_dataset("b", shape=(1000,), dtype="f8")[...] = np.ones(1000)
+os.environ["H5LOOM_FAULT_CALL"] = "pwrite"  # from here on, writes to the log fail
+second = f.flush_async()
+try:
+    f.create_group("g2")  # the second one's: the first one's record goes out (syncing); the log write fails
+    print("g2 did not raise")
+except h5loom.IOError as e:
+    print("g2 raised:", e)
+try:
+    f.close()
+    print("close did not raise")
+except h5loom.IOError as e:
+    print("close raised:", "unusable" in str(e))
+print("first done:", first.done())
+try:
+    first.wait()
+    print("first completed")
+except h5loom.IOError as e:
+    print("first raised:", e)
+"""
+
+
+def test_a_commit_record_still_syncing_when_a_failed_handle_closes_is_confirmed(tmp_path):
+    """The first flush's commit record is syncing on a helper thread when the
+    second flush's log write fails and the handle becomes unusable. Closing
+    the handle confirms the record (it is on disk) instead of reporting the
+    first flush abandoned, and the first flush's data reads back."""
+    if not SHIM.exists():
+        pytest.skip("fault shim not built")
+    path = tmp_path / "f.h5"
+    code, out = child(RECORD_SYNCING_AT_A_FAILED_CLOSE, path,
+                      env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/log", "H5LOOM_FAULT_ERRNO": "28"})
+    assert code == 0, out
+    assert "g2 raised:" in out and "close raised: True" in out, out
+    assert "first done: True" in out and "first completed" in out, out
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["a"][...], np.arange(1000.0))
+        assert "b" not in f
+    out = cli("verify", path)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
 def test_a_failed_early_sync_of_region_writes_is_raised_by_the_flush(tmp_path):
     """async+log syncs a rank's region writes on its background thread before
     a durable flush (prepare_flush). Linux reports a failed write-back to one
