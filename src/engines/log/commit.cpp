@@ -203,6 +203,13 @@ void settle_earlier_record(LogFile& f, int error) {
 
 }  // namespace
 
+void drop_record(LogFile& f) {
+  Writing& w = *f.writing;
+  if (!w.syncing_record) return;
+  if (earlier_record_error(w)) (void)w.commits->truncate(w.syncing_record->commits_start);  // rank 0
+  w.syncing_record.reset();  // reports its flush abandoned
+}
+
 void confirm_record(LogFile& f) {
   if (!f.writing->syncing_record) return;
   int mine = earlier_record_error(*f.writing), error = 0;

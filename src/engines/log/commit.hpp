@@ -61,6 +61,11 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum = {},
 // whatever state the handle is: its flush completes, or fails (raised here,
 // the record cut from the journal). Nothing to do if there is none.
 void confirm_record(LogFile& f);
+// Local (the close of a handle a failure made unusable, which makes no
+// collective call): a record left syncing is given up. Rank 0 waits for its
+// sync and cuts it from the journal if it failed; its flush reports, on
+// every rank, that it was abandoned (it may be on disk or not).
+void drop_record(LogFile& f);
 // Both at once: after it returns the epoch is on disk with its commit record
 // (and so is every earlier one: a record still syncing is confirmed).
 bool commit(LogFile& f, const std::function<void()>& while_writing = {},

@@ -142,17 +142,22 @@ void close_log_file(LogFile& f) {
     }
   } release{f};
   // A record left syncing by an earlier flush (commit.hpp, RecordSync::Later)
-  // is confirmed whatever happens here, so that its flush reports whether it
-  // is on disk instead of "abandoned" (collective: a failure is the same on
-  // every rank). Its error is its flush's, not the close's.
-  struct ConfirmRecord {
+  // is settled whatever happens here. Once every rank is committing the last
+  // epoch, it is confirmed (collective; a failure there is raised on every
+  // rank), so that its flush reports whether it is on disk. The close of a
+  // handle already unusable stays local, as it was: the record is given up
+  // (drop_record). Its error is its flush's, not the close's.
+  struct SettleRecord {
     LogFile& f;
-    ~ConfirmRecord() {
+    bool collective = false;
+    ~SettleRecord() {
+      if (!f.writing || !f.writing->syncing_record) return;
       mpi::CaughtError ignored;
-      if (f.writing) ignored.run([&] { confirm_record(f); });
+      ignored.run([&] { collective ? confirm_record(f) : drop_record(f); });
     }
-  } confirm{f};
+  } settle{f};
   f.require_usable();  // a failed handle commits nothing more
+  settle.collective = true;
   if (f.writable()) f.writing_step([&] { close_epoch(f); });
 }
 
