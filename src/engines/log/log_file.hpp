@@ -36,6 +36,13 @@ struct OpenEpoch {
 struct CommitOutcome {
   bool done = false;
   mpi::CaughtError error;  // code 0: committed
+
+  // What a commit dropped unfinished reports (its file closed on an error first).
+  static void abandon(const std::shared_ptr<CommitOutcome>& o) {
+    if (o && !o->done)
+      o->done = true, o->error = {int(ErrorCode::IO), "the flush's commit was abandoned: its file was closed "
+                                                      "before the flush completed"};
+  }
 };
 
 // A commit begun whose commit record is not written yet: the epoch's data and
@@ -45,12 +52,7 @@ struct PendingCommit {
   PendingCommit() = default;
   PendingCommit(PendingCommit&&) = default;
   PendingCommit& operator=(PendingCommit&&) = default;
-  // Dropped unfinished (its file closed on an error first): its request says so.
-  ~PendingCommit() {
-    if (outcome && !outcome->done)
-      outcome->done = true, outcome->error = {int(ErrorCode::IO), "the flush's commit was abandoned: its file was "
-                                                                  "closed before the flush completed"};
-  }
+  ~PendingCommit() { CommitOutcome::abandon(outcome); }  // dropped unfinished: its request says so
   uint64_t epoch = 0;                  // the epoch it commits
   uint64_t log_end = 0;                // where the log's valid bytes end once it is committed
   logfmt::CommitRecord record;         // rank 0's; the time and the front file's checksum come at the end
@@ -67,12 +69,7 @@ struct SyncingRecord {
   SyncingRecord() = default;
   SyncingRecord(SyncingRecord&&) = default;
   SyncingRecord& operator=(SyncingRecord&&) = default;
-  // Dropped unconfirmed (its file closed on an error first): its request says so.
-  ~SyncingRecord() {
-    if (outcome && !outcome->done)
-      outcome->done = true, outcome->error = {int(ErrorCode::IO), "the flush's commit was abandoned: its file was "
-                                                                  "closed before the flush completed"};
-  }
+  ~SyncingRecord() { CommitOutcome::abandon(outcome); }  // dropped unconfirmed: its request says so
   uint64_t commits_start = 0;  // where its record begins in the journal (cut back to here if the sync fails)
   HelperResult synced;         // rank 0: the journal's fdatasync (0 or errno)
   std::shared_ptr<CommitOutcome> outcome;

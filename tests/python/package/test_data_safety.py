@@ -245,7 +245,7 @@ def test_a_commit_record_whose_sync_fails_in_the_background_is_reported_and_cut(
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-RECORD_SYNCING_AT_A_FAILED_CLOSE = r"""
+RECORD_SYNCING_WHEN_THE_HANDLE_FAILS = r"""
 import os, sys
 import numpy as np
 import h5loom
@@ -284,7 +284,7 @@ def test_a_commit_record_still_syncing_when_the_handle_fails_is_confirmed_by_its
     if not SHIM.exists():
         pytest.skip("fault shim not built")
     path = tmp_path / "f.h5"
-    code, out = child(RECORD_SYNCING_AT_A_FAILED_CLOSE, path,
+    code, out = child(RECORD_SYNCING_WHEN_THE_HANDLE_FAILS, path,
                       env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/log", "H5LOOM_FAULT_ERRNO": "28"})
     assert code == 0, out
     assert "g2 raised:" in out and "close raised: True" in out, out
