@@ -264,9 +264,9 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, Recor
     c.unix_time_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count());
+    // The commit record goes last: until it is on disk, the epoch does not exist.
     const uint64_t at = f.committed.commits_end;
     if (later) {
-      // The commit record goes last: until it is on disk, the epoch does not exist.
       SyncingRecord s;
       s.commits_start = at;
       if (f.team.rank == 0)
@@ -282,7 +282,6 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, Recor
       w.syncing_record = std::move(s);
     } else {
       on_root(f.team, [&] {
-        // The commit record goes last: until it is on disk, the epoch does not exist.
         const auto bytes = c.encode();
         try {
           w.commits->write(bytes.data(), bytes.size(), at, "writing a commit record of " + f.where());
