@@ -131,3 +131,16 @@ TEST(LogIndex, RefusesBlocksOfUnknownDatasetsOrRanks) {
                CorruptionError);
   EXPECT_EQ(index->size(), 0u);  // a refused block is not inserted
 }
+
+// The placement tells every rank the size of each rank's entries before the
+// blocks have their places (and checksums): encoded_size must be what encode writes.
+TEST(LogIndex, EncodedSizeIsWhatEncodeWrites) {
+  for (std::size_t dims = 0; dims <= 4; ++dims)
+    for (std::size_t units = 0; units <= 3; ++units) {
+      BlockEntry e = block(2, Dims(dims, 1), Dims(dims, 3), 7);
+      e.unit_crcs.assign(units, 0xabcdef01u);
+      h5loom::logfmt::Writer w;
+      e.encode(w);
+      EXPECT_EQ(w.bytes.size(), BlockEntry::encoded_size(dims, units)) << dims << " dimensions, " << units << " units";
+    }
+}

@@ -1,6 +1,7 @@
 #include "engines/log/aggregator_transport.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "engines/log/settings.hpp"
 
@@ -23,21 +24,39 @@ AggregatorTransport::AggregatorTransport(const Team& team, const std::string& ag
   MPI_Comm_split(team.comm, color, team.rank, &group_);
   MPI_Comm_rank(group_, &group_rank_);
   MPI_Comm_size(group_, &group_size_);
-  int leader = group_rank_ == 0 ? 1 : 0;
-  MPI_Allreduce(&leader, &aggregators_, 1, MPI_INT, MPI_SUM, team.comm);
+  // Every rank's group, once: each write-out's placement then needs only
+  // every rank's byte count to know where each rank's bytes go.
+  std::vector<int> colors(std::size_t(team.size));
+  MPI_Allgather(&color, 1, MPI_INT, colors.data(), 1, MPI_INT, team.comm);
+  std::map<int, int> leader_of_color;  // the lowest team rank of each color
+  for (int r = 0; r < team.size; ++r) leader_of_color.try_emplace(colors[std::size_t(r)], r);
+  leader_of_.resize(std::size_t(team.size));
+  for (int r = 0; r < team.size; ++r) {
+    leader_of_[std::size_t(r)] = leader_of_color.at(colors[std::size_t(r)]);
+    if (colors[std::size_t(r)] == color) members_.push_back(r);
+  }
+  aggregators_ = int(leader_of_color.size());
+}
+
+uint64_t AggregatorTransport::start_of(const std::vector<uint64_t>& bytes_of, int rank) const {
+  const int leader = leader_of_[std::size_t(rank)];
+  uint64_t start = 0;
+  for (std::size_t r = 0; r < bytes_of.size(); ++r)
+    if (leader_of_[r] < leader || (leader_of_[r] == leader && int(r) < rank)) start += bytes_of[r];
+  return start;
 }
 
 void AggregatorTransport::free() {
   if (group_ != MPI_COMM_NULL) MPI_Comm_free(&group_);
 }
 
-void AggregatorTransport::move(const std::vector<ByteRun>& runs, uint64_t mine, uint64_t offset,
+void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vector<uint64_t>& bytes_of, uint64_t offset,
                                const std::function<void(const unsigned char*, uint64_t, uint64_t)>& write_at,
                                const std::function<void()>& meanwhile, const std::function<void()>& written) {
   constexpr uint64_t kMessage = 64 * MiB;  // MPI counts are int; also the aggregator's pipeline step
   constexpr int kTag = 77;
-  std::vector<uint64_t> sizes(static_cast<std::size_t>(group_size_));
-  if (group_size_ > 1) MPI_Gather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, group_);
+  std::vector<uint64_t> sizes;  // the group's members', in group order
+  for (int r : members_) sizes.push_back(bytes_of[std::size_t(r)]);
   if (group_rank_ != 0) {
     // Members send their runs in messages of at most kMessage bytes, in
     // order (MPI keeps the order of messages between two ranks).

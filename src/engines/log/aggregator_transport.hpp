@@ -35,8 +35,15 @@ class AggregatorTransport {
   // The lowest rank of its shared-memory node (it syncs its node's region writes).
   bool node_leader() const { return node_leader_; }
 
-  // Collective over the group: this rank's runs (`mine` bytes in all) reach
-  // the log at `offset` and on - a member sends them to its aggregator, an
+  // Where the aggregated bytes of team rank `rank` start, counted from the
+  // first aggregated byte of a write-out, given every rank's (`bytes_of`, by
+  // team rank): groups follow each other in aggregator order, and within a
+  // group the ranks follow each other. Local: the placement exchanged `bytes_of`.
+  uint64_t start_of(const std::vector<uint64_t>& bytes_of, int rank) const;
+
+  // Collective over the group: this rank's runs reach the log at `offset`
+  // and on (`bytes_of`: every team rank's bytes, as for start_of, which
+  // tells an aggregator what its members send) - a member sends them to its aggregator, an
   // aggregator writes its own and then each member's, in rank order, with
   // `write_at(data, n, log offset)`, receiving the next message while
   // writing one. `meanwhile` (if given) runs while the bytes move: on a
@@ -44,7 +51,7 @@ class AggregatorTransport {
   // (after, if it has no members: nothing moves meanwhile). `written` (if
   // given) runs once this rank's own writes have returned, before
   // `meanwhile` where it can: a sync started there runs while `meanwhile` does.
-  void move(const std::vector<ByteRun>& runs, uint64_t mine, uint64_t offset,
+  void move(const std::vector<ByteRun>& runs, const std::vector<uint64_t>& bytes_of, uint64_t offset,
             const std::function<void(const unsigned char*, uint64_t, uint64_t)>& write_at,
             const std::function<void()>& meanwhile, const std::function<void()>& written = {});
 
@@ -52,6 +59,8 @@ class AggregatorTransport {
   MPI_Comm group_ = MPI_COMM_NULL;
   int group_rank_ = 0, group_size_ = 1, aggregators_ = 1;
   bool node_leader_ = false;
+  std::vector<int> leader_of_;  // each team rank's aggregator (the lowest team rank of its group)
+  std::vector<int> members_;    // the team ranks of this rank's group, in group order
   // An aggregator's two receive buffers, kept between flushes: fresh pages
   // cost as much as the copy.
   std::unique_ptr<unsigned char[]> receive_[2];

@@ -22,33 +22,43 @@ void record_dataset(LogFile& f, Json op, DatasetInfo info, std::optional<uint64_
 
 namespace {
 
-// The entries of this rank's pieces (all placed by now), and what every
-// rank has: how many entries in all, and each rank's bytes of them.
+// What the ranks' pieces make of the index: this rank's entries, encoded,
+// and from the placement's exchange every rank's entry count and size.
 struct Entries {
   Writer mine;
   uint64_t count = 0, total = 0;
   std::vector<uint64_t> bytes_of;  // each rank's
 };
 
-// Collective, in one exchange (each collective of a commit is a wait for the
-// slowest rank): this rank's entries, every rank's entry count and size -
-// and the check that the epoch's metadata operations `meta` (collective
-// calls: every rank makes the same ones) are the same on every rank, else
-// the log (rank 0's) and the front file (the last rank's tree) would disagree.
-Entries encode_entries(LogFile& f, const std::vector<std::uint8_t>& meta) {
+// This rank's entries for place(): what its pieces make, and the size and
+// CRC32C of the epoch's metadata operations `meta`.
+EntrySummary summarize(const LogFile& f, const std::vector<std::uint8_t>& meta) {
+  EntrySummary s = f.writing->pipeline->entry_summary();
+  s.meta_size = meta.size();
+  s.meta_crc = crc32c(meta.data(), meta.size());
+  return s;
+}
+
+// This rank's entries (its pieces are all placed by now), and the check that
+// the epoch's metadata operations (collective calls: every rank makes the
+// same ones) are the same on every rank, else the log (rank 0's) and the
+// front file (the last rank's tree) would disagree.
+Entries encode_entries(LogFile& f, const Placement& placed) {
   Entries out;
   for (const auto& p : f.writing->pipeline->pieces().pieces()) p.block.encode(out.mine), ++out.count;
-  const std::size_t n = std::size_t(f.team.size);
-  const uint64_t mine[3] = {out.count, out.mine.bytes.size(), crc32c(meta.data(), meta.size())};
-  std::vector<uint64_t> all(3 * n);
-  MPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, f.team.comm);
-  for (std::size_t r = 0; r < n; ++r) {
-    if (all[3 * r + 2] != all[2])
+  const std::vector<EntrySummary>& all = placed.entries_of;
+  const EntrySummary& mine = all[std::size_t(f.team.rank)];
+  if (out.count != mine.count || out.mine.bytes.size() != mine.bytes)
+    throw Error(ErrorCode::Generic, f.where() + ": internal error: this rank's index entries (" + std::to_string(out.count) + ", " +
+                std::to_string(out.mine.bytes.size()) + " bytes) are not what it told the other ranks (" +
+                std::to_string(mine.count) + ", " + std::to_string(mine.bytes) + " bytes)");
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].meta_crc != all[0].meta_crc || all[r].meta_size != all[0].meta_size)
       throw CollectiveMismatchError(f.where() + ": rank " + std::to_string(r) +
                                     " made different collective calls than rank 0 in this epoch (groups, datasets, "
                                     "extents or attribute values differ); the epoch is not committed");
-    out.total += all[3 * r];
-    out.bytes_of.push_back(all[3 * r + 1]);
+    out.total += all[r].count;
+    out.bytes_of.push_back(all[r].bytes);
   }
   return out;
 }
@@ -81,10 +91,11 @@ void make_visible(LogFile& f) {
   int mine = pipe.has_work() ? 1 : 0, any = 0;
   MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, f.team.comm);
   if (!any) return;
-  const Placement placed = pipe.place();  // first: the index is exchanged before the bytes move
+  // First: the index is exchanged before the bytes move.
+  const Placement placed = pipe.place(summarize(f, encode_ops(f.writing->epoch.ops)));
   // Dataset ids mean the same on every rank only if the ranks made the same
   // collective calls: else the blocks would land in other datasets.
-  const Entries entries = encode_entries(f, encode_ops(f.writing->epoch.ops));
+  const Entries entries = encode_entries(f, placed);
   if (entries.total > 0) {
     std::vector<unsigned char> all = exchange_entries(f, entries);
     pipe.write_placed(placed);
@@ -92,6 +103,7 @@ void make_visible(LogFile& f) {
     pipe.next_visible_round();
     OpenEpoch& epoch = f.writing->epoch;
     epoch.visible_count += entries.total;
+    epoch.visible_bytes += all.size();
     if (f.team.rank == 0) epoch.visible_entries.insert(epoch.visible_entries.end(), all.begin(), all.end());
   }
   pipe.open_round();
@@ -106,9 +118,9 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   WritePipeline& pipe = *w.pipeline;
   // The blocks get their places first, so that the index is exchanged
   // before the bytes move and `while_writing` can use it meanwhile.
-  const Placement placed = pipe.place();
   const std::vector<std::uint8_t> meta = encode_ops(w.epoch.ops);
-  const Entries entries = encode_entries(f, meta);
+  const Placement placed = pipe.place(summarize(f, meta));
+  const Entries entries = encode_entries(f, placed);
   if (entries.total == 0 && w.epoch.ops.empty() && w.epoch.visible_count == 0 && !force) {
     pipe.open_round();  // nothing was placed either
     return false;
@@ -118,28 +130,40 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   // Rank 0 writes the index record first, where the placed bytes will end,
   // so that its sync of the data covers it too: data and index are durable
   // after one sync round, and only when all have done so does the commit
-  // record go out.
+  // record go out. Every rank knows where it ends (the record's size follows
+  // from what every rank has: the metadata and the entries' sizes), and a
+  // failure to write it is agreed on with the data's writes (write_placed):
+  // no collective call here.
   PendingCommit p;
   p.epoch = f.committed.epoch + 1;
-  on_root(f.team, [&] {
-    if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
-      w.epoch.visible_entries.insert(w.epoch.visible_entries.end(), all.begin(), all.end());
-      all.swap(w.epoch.visible_entries);
-    }
-    IndexRecord rec;
-    rec.epoch = p.epoch;
-    rec.entry_count = w.epoch.visible_count + entries.total;
-    rec.meta = meta.data(), rec.meta_size = meta.size();
-    rec.entries = all.data(), rec.entries_size = all.size();
-    const std::vector<unsigned char> bytes = rec.encode();
-    CommitRecord& c = p.record;
-    c.epoch = p.epoch;
-    c.index_offset = pipe.log_end() + placed.total;  // after the bytes write_placed moves
-    c.index_size = bytes.size();
-    c.index_crc = crc32c(bytes.data(), bytes.size());
-    c.log_end = c.index_offset + bytes.size();
-    f.log->write(bytes.data(), bytes.size(), c.index_offset, "writing an index record to " + f.where());
-  });
+  const uint64_t index_offset = pipe.log_end() + placed.total;  // after the bytes write_placed moves
+  const uint64_t index_size = kIndexHeaderSize + meta.size() + w.epoch.visible_bytes + all.size();
+  p.log_end = index_offset + index_size;
+  mpi::CaughtError index_failed;
+  if (f.team.rank == 0)
+    index_failed.run([&] {
+      if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
+        w.epoch.visible_entries.insert(w.epoch.visible_entries.end(), all.begin(), all.end());
+        all.swap(w.epoch.visible_entries);
+      }
+      IndexRecord rec;
+      rec.epoch = p.epoch;
+      rec.entry_count = w.epoch.visible_count + entries.total;
+      rec.meta = meta.data(), rec.meta_size = meta.size();
+      rec.entries = all.data(), rec.entries_size = all.size();
+      const std::vector<unsigned char> bytes = rec.encode();
+      if (bytes.size() != index_size)
+        throw Error(ErrorCode::Generic, f.where() + ": internal error: the index record of epoch " +
+                                            std::to_string(p.epoch) + " has " + std::to_string(bytes.size()) +
+                                            " bytes, not the " + std::to_string(index_size) + " the ranks expect");
+      CommitRecord& c = p.record;
+      c.epoch = p.epoch;
+      c.index_offset = index_offset;
+      c.index_size = bytes.size();
+      c.index_crc = crc32c(bytes.data(), bytes.size());
+      c.log_end = p.log_end;
+      f.log->write(bytes.data(), bytes.size(), c.index_offset, "writing an index record to " + f.where());
+    });
 
   // Who makes the data durable: every aggregator its own writes, rank 0 the
   // index record, one rank per node the region writes of its node (a sync
@@ -158,13 +182,11 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
     if (syncs) p.data_synced = run_on_helper([&f] { return f.log->sync(); });
     if (w.settings.sync && !w.names_to_sync.empty()) p.names_synced = run_on_helper([&f] { return sync_names(f); });
   };
-  pipe.write_placed(placed, while_writing, start_syncs);
+  pipe.write_placed(placed, while_writing, start_syncs, std::move(index_failed));
   pipe.pieces().clear();
 
   // The next epoch opens now, after this one's index record: writes made
   // before this commit finishes belong to it.
-  p.log_end = p.record.log_end;
-  MPI_Bcast(&p.log_end, 1, MPI_UINT64_T, 0, f.team.comm);
   w.epoch = OpenEpoch{};
   pipe.start_epoch(p.epoch + 1, p.log_end);
   w.committing = std::move(p);

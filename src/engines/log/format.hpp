@@ -160,6 +160,9 @@ struct BlockEntry {
   std::vector<uint32_t> unit_crcs;
   void encode(Writer& w) const;
   static BlockEntry decode(Reader& r);
+  // The bytes encode() writes for an entry of `dims` dimensions and `units`
+  // checksum units: known before the block has its place in the log.
+  static constexpr uint64_t encoded_size(std::size_t dims, uint64_t units) { return 48 + 16 * dims + 4 * units; }
 };
 
 }  // namespace h5loom::logfmt

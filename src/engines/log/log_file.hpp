@@ -28,6 +28,7 @@ struct OpenEpoch {
   // Blocks made visible before the commit (make_visible): how many, and (on
   // rank 0, which writes the index record) their entries.
   uint64_t visible_count = 0;
+  uint64_t visible_bytes = 0;  // their encoded size (every rank)
   std::vector<unsigned char> visible_entries;
 };
 

@@ -1,5 +1,7 @@
 #include "engines/log/placement.hpp"
 
+#include <algorithm>
+
 #include "engines/log/aggregator_transport.hpp"
 #include "engines/log/regions.hpp"
 
@@ -7,27 +9,19 @@ namespace h5loom::logengine {
 
 namespace {
 
-// Collective: where this rank's `mine` bytes start after `log_end`, and all
-// ranks' bytes. Groups follow each other in aggregator order; within a
-// group, ranks in order.
-void group_offsets(const Team& team, MPI_Comm group, int group_rank, uint64_t mine, uint64_t log_end,
-                   uint64_t& offset, uint64_t& total) {
-  uint64_t in_group = 0, group_total = 0, group_base = 0;
-  MPI_Exscan(&mine, &in_group, 1, MPI_UINT64_T, MPI_SUM, group);
-  if (group_rank == 0) in_group = 0;  // Exscan leaves the first rank's result undefined
-  MPI_Allreduce(&mine, &group_total, 1, MPI_UINT64_T, MPI_SUM, group);
-  uint64_t contribution = group_rank == 0 ? group_total : 0;
-  MPI_Exscan(&contribution, &group_base, 1, MPI_UINT64_T, MPI_SUM, team.comm);
-  if (team.rank == 0) group_base = 0;
-  MPI_Bcast(&group_base, 1, MPI_UINT64_T, 0, group);
-  MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, team.comm);
-  offset = log_end + group_base + in_group;
-}
+// What each rank sends in the placement's exchange.
+struct Share {
+  Regions::RoundShare round;
+  uint64_t through_aggregators = 0;
+  EntrySummary entries;
+};
+static_assert(sizeof(Share) == 8 * sizeof(uint64_t), "Share is exchanged as 8 uint64_t");
 
 }  // namespace
 
 Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& transport, const Team& team,
-                uint64_t& log_end, uint64_t epoch, uint64_t unit, uint64_t own_region_min) {
+                uint64_t& log_end, uint64_t epoch, uint64_t unit, uint64_t own_region_min,
+                const EntrySummary& entries) {
   using Bytes = Piece::Bytes;
   Placement pl;
   const uint64_t buffered = pieces.buffered_bytes();
@@ -45,13 +39,28 @@ Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& 
       buffer_in_region = true;
     }
   }
-  regions.close_round(log_end);
-
   if (buffered > 0 && !buffer_in_region) pl.runs.push_back({buffer, buffered});
   for (const auto& p : pieces.pieces())
     if (p.bytes == Bytes::Borrowed || p.bytes == Bytes::Kept) pl.runs.push_back({p.data, p.block.nbytes});
   for (const auto& r : pl.runs) pl.mine += r.nbytes;
-  group_offsets(team, transport.group(), transport.group_rank(), pl.mine, log_end, pl.offset, pl.total);
+
+  const std::size_t n = std::size_t(team.size);
+  const Share mine{regions.share(), pl.mine, entries};
+  std::vector<Share> all(n);
+  MPI_Allgather(&mine, 8, MPI_UINT64_T, all.data(), 8, MPI_UINT64_T, team.comm);
+  Regions::RoundShare most;
+  pl.bytes_of.resize(n);
+  pl.entries_of.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    most.end = std::max(most.end, all[r].round.end);
+    most.demand = std::max(most.demand, all[r].round.demand);
+    most.failed = std::max(most.failed, all[r].round.failed);
+    pl.bytes_of[r] = all[r].through_aggregators;
+    pl.entries_of[r] = all[r].entries;
+    pl.total += all[r].through_aggregators;
+  }
+  regions.close_round(most, log_end);
+  pl.offset = log_end + transport.start_of(pl.bytes_of, team.rank);
   if (pl.total == 0) return pl;
 
   uint64_t at = pl.offset;

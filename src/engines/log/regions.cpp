@@ -17,20 +17,21 @@ void Regions::open_round(uint64_t log_end) {
   demand_ = 0;
 }
 
-void Regions::close_round(uint64_t& log_end) {
-  uint64_t mine[3] = {used_ ? uint64_t(team_.rank) * size_ + used_ : 0, demand_, uint64_t(error_.empty() ? 0 : 1)},
-           most[3] = {0, 0, 0};
-  MPI_Allreduce(mine, most, 3, MPI_UINT64_T, MPI_MAX, team_.comm);
-  if (most[0] > 0) {
-    log_end = base_ + most[0];
+Regions::RoundShare Regions::share() const {
+  return {used_ ? uint64_t(team_.rank) * size_ + used_ : 0, demand_, uint64_t(error_.empty() ? 0 : 1)};
+}
+
+void Regions::close_round(const RoundShare& most, uint64_t& log_end) {
+  if (most.end > 0) {
+    log_end = base_ + most.end;
     in_epoch_ = true;
   }
-  if (most[1] > 0) {
-    size_ = std::min(round_up(most[1], alignment_), largest_);
+  if (most.demand > 0) {
+    size_ = std::min(round_up(most.demand, alignment_), largest_);
     last_size_ = size_;
   }
   used_ = demand_ = 0;
-  if (most[2]) {
+  if (most.failed) {
     // The round is over either way: the blocks written in it keep their
     // places, and the next writes go to a new round after them.
     open_round(log_end);

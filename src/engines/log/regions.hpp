@@ -49,12 +49,20 @@ class Regions {
 
   // Opens a round after `log_end` (every rank at the same point of the collective sequence).
   void open_round(uint64_t log_end);
-  // Collective: ends the round. `log_end` moves after the last byte any rank
-  // wrote in its region; the next round's regions are as large as the
-  // largest demand of this one (at most `largest`), so that a code that writes
-  // as much at every step leaves almost no holes. A region write that failed
-  // on any rank is raised here, on every rank (a new round is open by then).
-  void close_round(uint64_t& log_end);
+  // What this rank tells the others when the round ends (the placement's
+  // exchange carries it): where its bytes in the round end, counted from the
+  // round's start (0: none), what it wanted there, and whether a write failed.
+  struct RoundShare {
+    uint64_t end = 0, demand = 0, failed = 0;
+  };
+  RoundShare share() const;
+  // Ends the round, given the largest of every rank's share() (`most`, field
+  // by field). `log_end` moves after the last byte any rank wrote in its
+  // region; the next round's regions are as large as the largest demand of
+  // this one (at most `largest`), so that a code that writes as much at every
+  // step leaves almost no holes. A region write that failed on any rank is
+  // raised here, on every rank (collective then; a new round is open by then).
+  void close_round(const RoundShare& most, uint64_t& log_end);
 
   // Whether some rank wrote to a region since the last commit (all ranks
   // agree): then each node's first rank syncs the log before the commit record.

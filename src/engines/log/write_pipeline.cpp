@@ -150,14 +150,25 @@ void WritePipeline::write_out() {
   open_round();
 }
 
-Placement WritePipeline::place() {
-  return logengine::place(pieces_, regions_, transport_, team_, log_end_, epoch_, unit_, settings_.own_region_min);
+EntrySummary WritePipeline::entry_summary() const {
+  EntrySummary s;
+  for (const auto& p : pieces_.pieces()) {
+    const uint64_t units = (p.block.nbytes + unit_ - 1) / unit_;  // as seal() makes them
+    s.bytes += logfmt::BlockEntry::encoded_size(p.block.start.size(), units);
+    ++s.count;
+  }
+  return s;
+}
+
+Placement WritePipeline::place(const EntrySummary& entries) {
+  return logengine::place(pieces_, regions_, transport_, team_, log_end_, epoch_, unit_, settings_.own_region_min,
+                          entries);
 }
 
 void WritePipeline::write_placed(const Placement& pl, const std::function<void()>& meanwhile,
-                                 const std::function<void()>& written) {
+                                 const std::function<void()>& written, mpi::CaughtError failed_before) {
   const std::string what = "writing to the log of '" + path_ + "'";
-  mpi::CaughtError failed;  // this rank's first failed write
+  mpi::CaughtError failed = std::move(failed_before);  // this rank's first failure
   auto write_at = [&](const unsigned char* p, uint64_t n, uint64_t off) {
     if (failed.code != 0) return;
     failed.run([&] { log_.write(p, n, off, what); });
@@ -168,7 +179,7 @@ void WritePipeline::write_placed(const Placement& pl, const std::function<void()
     if (written) written();
     if (meanwhile) meanwhile();
   } else {
-    transport_.move(pl.runs, pl.mine, pl.offset, write_at, meanwhile, written);
+    transport_.move(pl.runs, pl.bytes_of, pl.offset, write_at, meanwhile, written);
     log_end_ += pl.total;
   }
   // The placed pieces are in the log - unless a write failed on any rank,

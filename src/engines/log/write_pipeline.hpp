@@ -80,16 +80,23 @@ class WritePipeline {
   // or region writes of this round. Not collective.
   bool has_work() const { return !pieces_.pieces().empty() || regions_.busy(); }
 
+  // How many index entries this rank's pieces make, and their encoded size
+  // (the metadata fields left 0). Not collective.
+  EntrySummary entry_summary() const;
+
   // The two halves of a write-out, for the commit protocol. Collective.
-  Placement place();
+  // `entries`: this rank's index entries, told to every rank with the placement.
+  Placement place(const EntrySummary& entries = {});
   // Moves the placed bytes; `meanwhile` (if given) runs on every rank while
   // they move. A failed write does not stop the bytes moving (no rank is left
   // waiting): it is raised on every rank at the end, and the pieces of this
   // placement are dropped (their data may be incomplete); else they are in the log.
   // `written` (if given) runs once this rank's own writes have returned
   // (AggregatorTransport::move), before the ranks agree that all went well.
+  // `failed_before`: this rank's failure before the bytes moved (a commit's
+  // index record, rank 0), raised with the writes' in the same agreement.
   void write_placed(const Placement& placement, const std::function<void()>& meanwhile = {},
-                    const std::function<void()>& written = {});
+                    const std::function<void()>& written = {}, mpi::CaughtError failed_before = {});
 
   // After a commit: the next epoch starts, with the log's valid length.
   void start_epoch(uint64_t open_epoch, uint64_t log_end);
