@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 
 #include "engines/log/front_file.hpp"
 #include "engines/log/helper_threads.hpp"
@@ -48,10 +49,18 @@ Entries encode_entries(LogFile& f, const Placement& placed) {
   for (const auto& p : f.writing->pipeline->pieces().pieces()) p.block.encode(out.mine), ++out.count;
   const std::vector<EntrySummary>& all = placed.entries_of;
   const EntrySummary& mine = all[std::size_t(f.team.rank)];
-  if (out.count != mine.count || out.mine.bytes.size() != mine.bytes)
-    throw Error(ErrorCode::Generic, f.where() + ": internal error: this rank's index entries (" + std::to_string(out.count) + ", " +
-                std::to_string(out.mine.bytes.size()) + " bytes) are not what it told the other ranks (" +
-                std::to_string(mine.count) + ", " + std::to_string(mine.bytes) + " bytes)");
+  if (out.count != mine.count || out.mine.bytes.size() != mine.bytes) {
+    // A fault of this library, found on this rank alone while the others go
+    // on into the exchange of entries sized as told: no way to agree on it.
+    const std::string msg = f.where() + ": internal error: rank " + std::to_string(f.team.rank) +
+                            "'s index entries (" + std::to_string(out.count) + ", " +
+                            std::to_string(out.mine.bytes.size()) + " bytes) are not what it told the other ranks (" +
+                            std::to_string(mine.count) + ", " + std::to_string(mine.bytes) + " bytes)";
+    if (!mpi::abort_on_error()) throw Error(ErrorCode::Generic, msg);
+    std::fprintf(stderr, "h5loom: %s; ending the job (MPI_Abort)\n", msg.c_str());
+    std::fflush(stderr);
+    MPI_Abort(f.team.comm, 1);
+  }
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].meta_crc != all[0].meta_crc || all[r].meta_size != all[0].meta_size)
       throw CollectiveMismatchError(f.where() + ": rank " + std::to_string(r) +
