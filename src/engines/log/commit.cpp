@@ -118,7 +118,7 @@ void make_visible(LogFile& f) {
   pipe.open_round();
 }
 
-bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool force) {
+bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool force, Urgency syncs_urgency) {
   if (!f.writable()) return false;
   // One at a time: this one's epoch number follows that one's. Its record
   // syncs while this one moves; the next finish_commit confirms it.
@@ -188,8 +188,9 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
                      (transport.is_aggregator() || f.team.rank == 0 ||
                       (transport.node_leader() && pipe.regions().written_in_epoch()) || placed.own.nbytes > 0);
   auto start_syncs = [&] {
-    if (syncs) p.data_synced = run_on_helper([&f] { return f.log->sync(); });
-    if (w.settings.sync && !w.names_to_sync.empty()) p.names_synced = run_on_helper([&f] { return sync_names(f); });
+    if (syncs) p.data_synced = run_on_helper([&f] { return f.log->sync(); }, syncs_urgency);
+    if (w.settings.sync && !w.names_to_sync.empty())
+      p.names_synced = run_on_helper([&f] { return sync_names(f); }, syncs_urgency);
   };
   pipe.write_placed(placed, while_writing, start_syncs, std::move(index_failed));
   pipe.pieces().clear();
@@ -308,7 +309,7 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, Recor
             return EIO;
           }
           return w.commits->sync();
-        });
+        }, Urgency::Later);
       s.outcome = std::move(p.outcome);  // no longer `p`'s to report done (or abandoned)
       w.syncing_record = std::move(s);
     } else {

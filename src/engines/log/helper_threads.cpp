@@ -1,6 +1,7 @@
 #include "engines/log/helper_threads.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <condition_variable>
 #include <deque>
@@ -18,15 +19,21 @@ constexpr std::size_t kThreads = 3;
 
 class HelperThreads {
  public:
-  // The process's (never destroyed: a program may exit while one syncs).
-  static HelperThreads& instance() {
+  explicit HelperThreads(Urgency urgency) : urgency_(urgency) {}
+
+  // The process's, one set per urgency (never destroyed: a program may exit
+  // while one syncs).
+  static HelperThreads& instance(Urgency urgency) {
     static const bool registered = [] {
       // A child of fork() has none of its parent's threads: it starts its own.
-      pthread_atfork(nullptr, nullptr, [] { current() = new HelperThreads; });
+      pthread_atfork(nullptr, nullptr, [] {
+        current(Urgency::Now) = new HelperThreads(Urgency::Now);
+        current(Urgency::Later) = new HelperThreads(Urgency::Later);
+      });
       return true;
     }();
     (void)registered;
-    return *current();
+    return *current(urgency);
   }
 
   void start() {
@@ -53,9 +60,10 @@ class HelperThreads {
   }
 
  private:
-  static HelperThreads*& current() {
-    static HelperThreads* pool = new HelperThreads;
-    return pool;
+  static HelperThreads*& current(Urgency urgency) {
+    static HelperThreads* now = new HelperThreads(Urgency::Now);
+    static HelperThreads* later = new HelperThreads(Urgency::Later);
+    return urgency == Urgency::Now ? now : later;
   }
 
   void start_threads() {  // under mutex_
@@ -70,6 +78,10 @@ class HelperThreads {
   }
 
   void loop() {
+    if (urgency_ == Urgency::Later) {  // (without permission for it the thread stays as it was)
+      sched_param normal{};
+      ::sched_setscheduler(0, SCHED_BATCH, &normal);
+    }
     for (;;) {
       std::packaged_task<int()> job;
       {
@@ -82,6 +94,7 @@ class HelperThreads {
     }
   }
 
+  const Urgency urgency_;
   std::mutex mutex_;
   std::condition_variable work_;
   std::deque<std::packaged_task<int()>> queue_;
@@ -90,10 +103,13 @@ class HelperThreads {
 
 }  // namespace
 
-void start_helper_threads() { HelperThreads::instance().start(); }
+void start_helper_threads() {
+  HelperThreads::instance(Urgency::Now).start();
+  HelperThreads::instance(Urgency::Later).start();
+}
 
-HelperResult run_on_helper(std::function<int()> task) {
-  return HelperResult(HelperThreads::instance().run(std::move(task)));
+HelperResult run_on_helper(std::function<int()> task, Urgency urgency) {
+  return HelperResult(HelperThreads::instance(urgency).run(std::move(task)));
 }
 
 }  // namespace h5loom::logengine

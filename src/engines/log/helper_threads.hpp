@@ -15,6 +15,20 @@
 
 namespace h5loom::logengine {
 
+// Whether the caller waits for a task's result soon, or only at a later
+// collective part of the program. Two sets of threads serve them:
+//  * Now: a sync the caller's commit waits for within the same call (a
+//    blocking flush, close). Its thread takes the CPU at once when woken.
+//  * Later: a sync whose outcome the next flush's collective part asks for
+//    (the async wrapper's flushes in stages: the commit's data and index, the
+//    commit record). Its threads are Linux batch threads (SCHED_BATCH), as
+//    the async wrapper's mover: woken, they do not take the CPU from the
+//    program's thread, which goes on through the flush's collective calls
+//    (2 ranks on 2 cores: the flush in stages took 90-100 us less per file
+//    step, measured in session 31; docs/benchmarks.md), and they run once a
+//    core is free or the program waits.
+enum class Urgency { Now, Later };
+
 // Starts the process's helper threads if they are not running yet (a file
 // opened for writing asks, so that its first commit does not wait for them).
 // They are kept, asleep when idle, until the process ends.
@@ -46,6 +60,6 @@ class HelperResult {
 // Runs `task` on one of the helper threads, or - if none can be started - on
 // the caller's thread when the result is asked for. Tasks must not wait for
 // one another: a few threads serve them all, in order.
-HelperResult run_on_helper(std::function<int()> task);
+HelperResult run_on_helper(std::function<int()> task, Urgency urgency = Urgency::Now);
 
 }  // namespace h5loom::logengine

@@ -123,7 +123,7 @@ class LogEngine final : public engine::Engine {
     if (!f.writable()) return nullptr;
     bring_in_for_flush(f, RecordSync::Later);
     bool begun = false;
-    f.writing_step([&] { begun = begin_commit(f); });
+    f.writing_step([&] { begun = begin_commit(f, {}, false, Urgency::Later); });
     if (begun) return std::make_unique<CommitRequest>(f, f.writing->committing->outcome);
     // Nothing new: this flush is durable once the record left syncing is
     // (it completes with that one, never before it).
