@@ -39,11 +39,12 @@ void make_visible(LogFile& f);
 // `while_writing` (if given) runs on every rank once the index is complete,
 // while the data moves (on a rank that writes its own bytes alone, after
 // them); with `sync`, the data is synced meanwhile. `force` commits an epoch
-// even if nothing happened (to record a front file's checksum). `syncs`:
-// Urgency::Later when finish_commit comes only at a later collective part
-// (flush_in_stages), so the syncs need not take the CPU from the caller.
+// even if nothing happened (to record a front file's checksum).
+// `syncs_urgency`: Urgency::Later when finish_commit comes only at a later
+// collective part (flush_in_stages), so the syncs need not take the CPU from
+// the caller (helper_threads.hpp).
 bool begin_commit(LogFile& f, const std::function<void()>& while_writing = {}, bool force = false,
-                  Urgency syncs = Urgency::Now);
+                  Urgency syncs_urgency = Urgency::Now);
 // finish_commit waits for those syncs, agrees on them, and writes (and
 // syncs) the commit record: the epoch exists from then on. `front_sum` (if
 // given; collective) returns the checksum of the front file `while_writing`
