@@ -28,8 +28,6 @@ class AggregatorTransport {
   // Frees the group's communicator (at close, while MPI is surely up).
   void free();
 
-  MPI_Comm group() const { return group_; }
-  int group_rank() const { return group_rank_; }
   bool is_aggregator() const { return group_rank_ == 0; }
   int aggregators() const { return aggregators_; }
   // The lowest rank of its shared-memory node (it syncs its node's region writes).

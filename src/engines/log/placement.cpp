@@ -42,10 +42,11 @@ Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& 
   if (buffered > 0 && !buffer_in_region) pl.runs.push_back({buffer, buffered});
   for (const auto& p : pieces.pieces())
     if (p.bytes == Bytes::Borrowed || p.bytes == Bytes::Kept) pl.runs.push_back({p.data, p.block.nbytes});
-  for (const auto& r : pl.runs) pl.mine += r.nbytes;
+  uint64_t through = 0;  // this rank's bytes through its aggregator
+  for (const auto& r : pl.runs) through += r.nbytes;
 
   const std::size_t n = std::size_t(team.size);
-  const Share mine{regions.share(), pl.mine, entries};
+  const Share mine{regions.share(), through, entries};
   std::vector<Share> all(n);
   MPI_Allgather(&mine, 8, MPI_UINT64_T, all.data(), 8, MPI_UINT64_T, team.comm);
   Regions::RoundShare most;

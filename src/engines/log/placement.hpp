@@ -32,7 +32,6 @@ struct EntrySummary {
 
 struct Placement {
   std::vector<ByteRun> runs;        // this rank's bytes through its aggregator, in log order
-  uint64_t mine = 0;                // their size
   uint64_t offset = 0;              // where they start in the log
   uint64_t total = 0;               // every rank's bytes through the aggregators
   std::vector<uint64_t> bytes_of;   // each rank's bytes through the aggregators (by team rank)
