@@ -38,6 +38,22 @@ def child(script, *args, env=None, timeout=120):
     return res.returncode, res.stdout + res.stderr
 
 
+def child_with_faults(script, path, *args, fault_path, **fault):
+    """Runs `script` in its own process with the fault shim preloaded, for the
+    files whose path holds `fault_path` (the script names the call to fail,
+    H5LOOM_FAULT_CALL, when it is ready); `fault`: the shim's other settings
+    (errno=5 is H5LOOM_FAULT_ERRNO=5, times=1 H5LOOM_FAULT_TIMES=1). Skips the
+    test when the shim is not built; returns the output of a child that
+    exited 0."""
+    if not SHIM.exists():
+        pytest.skip("fault shim not built")
+    env = {"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": fault_path}
+    env.update({f"H5LOOM_FAULT_{key.upper()}": str(value) for key, value in fault.items()})
+    code, out = child(script, path, *args, env=env)
+    assert code == 0, out
+    return out
+
+
 def write_steps(path, steps=3, n=1000, engine="log"):
     """Epoch k holds group s<k> with dataset x = arange(n) + 1000 k."""
     with h5loom.File(path, "w", engine=engine) as f:
@@ -172,13 +188,9 @@ for what, call in [("read", lambda: f["kept"][...]), ("write", lambda: f["kept"]
 @pytest.mark.parametrize("call,path_part,errno_", [("fdatasync", ".loom/commits", 5), ("fdatasync", ".loom/log", 5),
                                                    ("pwrite", ".loom/commits", 28)])
 def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path, call, path_part, errno_, engine):
-    if not SHIM.exists():
-        pytest.skip("fault shim not built")
     path = tmp_path / "f.h5"
     # The shim is loaded from the start but fails nothing until the script names the call.
-    code, out = child(FAILING_COMMIT, path, call, engine, 1000,
-                      env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": path_part, "H5LOOM_FAULT_ERRNO": str(errno_)})
-    assert code == 0, out
+    out = child_with_faults(FAILING_COMMIT, path, call, engine, 1000, fault_path=path_part, errno=errno_)
     assert "flush raised:" in out, out
     for what in ("read", "write", "flush", "close"):
         assert f"{what} raised: True" in out, out  # every later call raises: nothing is committed over it
@@ -227,12 +239,8 @@ def test_a_commit_record_whose_sync_fails_in_the_background_is_reported_and_cut(
     went well. When it failed, the flush raises, the record is cut from the
     journal (the epoch is not on disk), the handle commits nothing more, and
     what was committed before stays readable."""
-    if not SHIM.exists():
-        pytest.skip("fault shim not built")
     path = tmp_path / "f.h5"
-    code, out = child(FAILING_RECORD_SYNC, path,
-                      env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/commits", "H5LOOM_FAULT_ERRNO": "5"})
-    assert code == 0, out
+    out = child_with_faults(FAILING_RECORD_SYNC, path, fault_path=".loom/commits", errno=5)
     assert "done before its confirmation: False" in out, out
     assert "first flush raised: cannot write or sync a commit record to the journal" in out, out
     assert "Input/output error" in out, out
@@ -281,12 +289,8 @@ def test_a_commit_record_still_syncing_when_the_handle_fails_is_confirmed_by_its
     second flush's log write fails and the handle becomes unusable. The first
     flush's wait() confirms the record (it is on disk) on every rank, and
     its data reads back."""
-    if not SHIM.exists():
-        pytest.skip("fault shim not built")
     path = tmp_path / "f.h5"
-    code, out = child(RECORD_SYNCING_WHEN_THE_HANDLE_FAILS, path,
-                      env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/log", "H5LOOM_FAULT_ERRNO": "28"})
-    assert code == 0, out
+    out = child_with_faults(RECORD_SYNCING_WHEN_THE_HANDLE_FAILS, path, fault_path=".loom/log", errno=28)
     assert "g2 raised:" in out and "close raised: True" in out, out
     assert "first done: False" in out and "first completed" in out, out
     with h5loom.File(path, "r") as f:
@@ -301,13 +305,10 @@ def test_a_failed_early_sync_of_region_writes_is_raised_by_the_flush(tmp_path):
     a durable flush (prepare_flush). Linux reports a failed write-back to one
     sync only: here only that early sync fails, and the commit's own sync
     would succeed - the flush must raise all the same."""
-    if not SHIM.exists():
-        pytest.skip("fault shim not built")
     path = tmp_path / "f.h5"
     engine = json.dumps({"engine": "log", "wrappers": ["async"], "async": {"write_through": "never"}})
-    code, out = child(FAILING_COMMIT, path, "fdatasync", engine, 1 << 18,  # 2 MiB: a region write
-                      env={"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/log", "H5LOOM_FAULT_TIMES": "1"})
-    assert code == 0, out
+    out = child_with_faults(FAILING_COMMIT, path, "fdatasync", engine, 1 << 18,  # 2 MiB: a region write
+                            fault_path=".loom/log", times=1)
     assert "flush raised:" in out and "cannot sync the region writes" in out, out
     for what in ("read", "write", "flush", "close"):
         assert f"{what} raised: True" in out, out
