@@ -68,20 +68,28 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vect
                   &sends.back());
       }
     if (written) written();  // a member writes nothing here: its aggregator writes its bytes
-    if (meanwhile) meanwhile();
+    // The sends complete before `meanwhile`: a message past the eager size
+    // moves only while this rank is in MPI too, so the aggregator would wait
+    // for the whole of `meanwhile` (the front file's build: 0.6 ms of a 2 ms
+    // close, 2 ranks) before it could write and sync. The aggregator takes
+    // its members' bytes first (below), so this wait is short.
     MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+    if (meanwhile) meanwhile();
     return;
   }
-  uint64_t off = offset;
   if (group_size_ == 1) {
+    uint64_t off = offset;
     for (const auto& r : runs) write_at(r.data, r.nbytes, off), off += r.nbytes;
     if (written) written();
     if (meanwhile) meanwhile();
     return;
   }
   if (meanwhile) meanwhile();
-  for (const auto& r : runs) write_at(r.data, r.nbytes, off), off += r.nbytes;
-  // Then each member's bytes, receiving the next message while writing one.
+  // Each member's bytes first, receiving the next message while writing one,
+  // so that members wait as little as they can; then its own, where they
+  // belong: before the first member's.
+  uint64_t off = offset;
+  for (const auto& r : runs) off += r.nbytes;
   uint64_t biggest = 0;
   for (int r = 1; r < group_size_; ++r) biggest = std::max(biggest, sizes[std::size_t(r)]);
   const uint64_t cap = std::min(kMessage, biggest);
@@ -105,6 +113,8 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vect
       cur = 1 - cur;
     }
   }
+  off = offset;
+  for (const auto& r : runs) write_at(r.data, r.nbytes, off), off += r.nbytes;
   if (written) written();
 }
 

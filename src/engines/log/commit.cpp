@@ -136,20 +136,21 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   }
   std::vector<unsigned char> all = exchange_entries(f, entries);
 
-  // Rank 0 writes the index record first, where the placed bytes will end,
-  // so that its sync of the data covers it too: data and index are durable
-  // after one sync round, and only when all have done so does the commit
-  // record go out. Every rank knows where it ends (the record's size follows
-  // from what every rank has: the metadata and the entries' sizes), and a
-  // failure to write it is agreed on with the data's writes (write_placed):
-  // no collective call here.
+  // Rank 0 writes the index record where the placed bytes will end, once its
+  // own writes of them are out and before its sync of the data, which covers
+  // it too: data and index are durable after one sync round, and only when
+  // all have done so does the commit record go out. Every rank knows where
+  // it ends (the record's size follows from what every rank has: the
+  // metadata and the entries' sizes), and a failure to write it is agreed on
+  // with the data's writes (write_placed): no collective call here.
   PendingCommit p;
   p.epoch = f.committed.epoch + 1;
   const uint64_t index_offset = pipe.log_end() + placed.total;  // after the bytes write_placed moves
   const uint64_t index_size = kIndexHeaderSize + meta.size() + w.epoch.visible_bytes + all.size();
   p.log_end = index_offset + index_size;
   mpi::CaughtError index_failed;
-  if (f.team.rank == 0)
+  auto write_index = [&] {
+    if (f.team.rank != 0) return;
     index_failed.run([&] {
       if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
         w.epoch.visible_entries.insert(w.epoch.visible_entries.end(), all.begin(), all.end());
@@ -173,6 +174,7 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
       c.log_end = p.log_end;
       f.log->write(bytes.data(), bytes.size(), c.index_offset, "writing an index record to " + f.where());
     });
+  };
 
   // Who makes the data durable: every aggregator its own writes, rank 0 the
   // index record, one rank per node the region writes of its node (a sync
@@ -187,12 +189,13 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   const bool syncs = w.settings.sync &&
                      (transport.is_aggregator() || f.team.rank == 0 ||
                       (transport.node_leader() && pipe.regions().written_in_epoch()) || placed.own.nbytes > 0);
-  auto start_syncs = [&] {
+  auto write_index_and_start_syncs = [&] {
+    write_index();
     if (syncs) p.data_synced = run_on_helper([&f] { return f.log->sync(); }, syncs_urgency);
     if (w.settings.sync && !w.names_to_sync.empty())
       p.names_synced = run_on_helper([&f] { return sync_names(f); }, syncs_urgency);
   };
-  pipe.write_placed(placed, while_writing, start_syncs, std::move(index_failed));
+  pipe.write_placed(placed, while_writing, write_index_and_start_syncs, &index_failed);
   pipe.pieces().clear();
 
   // The next epoch opens now, after this one's index record: writes made

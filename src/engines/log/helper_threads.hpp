@@ -7,7 +7,7 @@
 // first slice comes after the others'), and MPI ranks waiting in a collective
 // keep their cores busy, so on a full node a fresh thread began its fdatasync
 // about a millisecond late. These threads exist already and sleep between
-// syncs; one that wakes runs at once.
+// syncs; one that wakes starts at once (the caller yields to it: below).
 #pragma once
 
 #include <functional>
@@ -18,7 +18,9 @@ namespace h5loom::logengine {
 // Whether the caller waits for a task's result soon, or only at a later
 // collective part of the program. Two sets of threads serve them:
 //  * Now: a sync the caller's commit waits for within the same call (a
-//    blocking flush, close). Its thread takes the CPU at once when woken.
+//    blocking flush, close). The caller yields its core once after waking
+//    the thread, so that the sync starts before the caller's next
+//    collective call, where an MPI rank busy-polls.
 //  * Later: a sync whose outcome the next flush's collective part asks for
 //    (the async wrapper's flushes in stages: the commit's data and index, the
 //    commit record). Its threads are Linux batch threads (SCHED_BATCH), as

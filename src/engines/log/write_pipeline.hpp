@@ -93,10 +93,10 @@ class WritePipeline {
   // placement are dropped (their data may be incomplete); else they are in the log.
   // `written` (if given) runs once this rank's own writes have returned
   // (AggregatorTransport::move), before the ranks agree that all went well.
-  // `failed_before`: this rank's failure before the bytes moved (a commit's
-  // index record, rank 0), raised with the writes' in the same agreement.
+  // `failed_in_written` (if given): this rank's failure in `written` (a
+  // commit's index record, rank 0), raised with the writes' in the same agreement.
   void write_placed(const Placement& placement, const std::function<void()>& meanwhile = {},
-                    const std::function<void()>& written = {}, mpi::CaughtError failed_before = {});
+                    const std::function<void()>& written = {}, const mpi::CaughtError* failed_in_written = nullptr);
 
   // After a commit: the next epoch starts, with the log's valid length.
   void start_epoch(uint64_t open_epoch, uint64_t log_end);
