@@ -25,6 +25,10 @@
 #include "engines/log/front_plan.hpp"
 #include "h5loom/h5loom.hpp"
 
+namespace h5loom::logfmt {
+struct Writer;
+}
+
 namespace h5loom::logengine {
 
 class FrontImage {
@@ -100,12 +104,14 @@ class FrontImage {
     uint64_t collection = 0;
     uint32_t index = 0;
   };
-  // Encodes object `k`'s header (and heap) at `at`; `address` gives every object's.
+  // Encodes object `k`'s header (and heap) at the end of `out`; `address` gives every object's.
   void encode_object(std::size_t k, const std::vector<uint64_t>& address, const std::vector<HeapObject>& mapped,
-                     std::vector<unsigned char>& out) const;
-  static std::vector<unsigned char> dataset_messages(const Datatype& dtype, const Dims& shape,
-                                                     const std::vector<unsigned char>& fill);
+                     logfmt::Writer& out) const;
+  // A dataset's dataspace, datatype and fill value messages, at the end of `w`.
+  static void dataset_messages(logfmt::Writer& w, const Datatype& dtype, const Dims& shape,
+                               const std::vector<unsigned char>& fill);
   static std::vector<unsigned char> attribute_message(const std::string& name, const AttributeValue& value);
+  std::size_t chunk_size(std::size_t k) const;  // the size of object k's messages
   uint64_t header_size(std::size_t k) const;
 
   std::vector<Object> objects_;
