@@ -137,21 +137,20 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   std::vector<unsigned char> all = exchange_entries(f, entries);
 
   // Rank 0 writes the index record where the placed bytes will end, once its
-  // own writes of them are out and before its sync of the data, which covers
-  // it too: data and index are durable after one sync round, and only when
-  // all have done so does the commit record go out. Every rank knows where
-  // it ends (the record's size follows from what every rank has: the
-  // metadata and the entries' sizes), and a failure to write it is agreed on
-  // with the data's writes (write_placed): no collective call here.
+  // own writes of them are out, and syncs the log after it: data and index
+  // are durable after one sync round, and only when all have done so does
+  // the commit record go out. Every rank knows where it ends (the record's
+  // size follows from what every rank has: the metadata and the entries'
+  // sizes). The write goes with the sync, on a helper thread; its failure is
+  // agreed on with the syncs' (finish_commit): no collective call here.
   PendingCommit p;
   p.epoch = f.committed.epoch + 1;
   const uint64_t index_offset = pipe.log_end() + placed.total;  // after the bytes write_placed moves
   const uint64_t index_size = kIndexHeaderSize + meta.size() + w.epoch.visible_bytes + all.size();
   p.log_end = index_offset + index_size;
-  mpi::CaughtError index_failed;
-  auto write_index = [&] {
-    if (f.team.rank != 0) return;
-    index_failed.run([&] {
+  std::vector<unsigned char> index_bytes;
+  if (f.team.rank == 0)
+    p.index_error->run([&] {
       if (!w.epoch.visible_entries.empty()) {  // blocks made visible earlier in the epoch come first
         w.epoch.visible_entries.insert(w.epoch.visible_entries.end(), all.begin(), all.end());
         all.swap(w.epoch.visible_entries);
@@ -161,19 +160,23 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
       rec.entry_count = w.epoch.visible_count + entries.total;
       rec.meta = meta.data(), rec.meta_size = meta.size();
       rec.entries = all.data(), rec.entries_size = all.size();
-      const std::vector<unsigned char> bytes = rec.encode();
-      if (bytes.size() != index_size)
+      index_bytes = rec.encode();
+      if (index_bytes.size() != index_size)
         throw Error(ErrorCode::Generic, f.where() + ": internal error: the index record of epoch " +
-                                            std::to_string(p.epoch) + " has " + std::to_string(bytes.size()) +
+                                            std::to_string(p.epoch) + " has " + std::to_string(index_bytes.size()) +
                                             " bytes, not the " + std::to_string(index_size) + " the ranks expect");
       CommitRecord& c = p.record;
       c.epoch = p.epoch;
       c.index_offset = index_offset;
-      c.index_size = bytes.size();
-      c.index_crc = crc32c(bytes.data(), bytes.size());
+      c.index_size = index_bytes.size();
+      c.index_crc = crc32c(index_bytes.data(), index_bytes.size());
       c.log_end = p.log_end;
-      f.log->write(bytes.data(), bytes.size(), c.index_offset, "writing an index record to " + f.where());
     });
+  // Written by rank 0 (with its sync, if it syncs): a failure is kept for
+  // finish_commit's agreement.
+  auto write_index = [&f, index_offset, error = p.index_error](const std::vector<unsigned char>& bytes) {
+    if (error->code == 0)
+      error->run([&] { f.log->write(bytes.data(), bytes.size(), index_offset, "writing an index record to " + f.where()); });
   };
 
   // Who makes the data durable: every aggregator its own writes, rank 0 the
@@ -189,13 +192,20 @@ bool begin_commit(LogFile& f, const std::function<void()>& while_writing, bool f
   const bool syncs = w.settings.sync &&
                      (transport.is_aggregator() || f.team.rank == 0 ||
                       (transport.node_leader() && pipe.regions().written_in_epoch()) || placed.own.nbytes > 0);
-  auto write_index_and_start_syncs = [&] {
-    write_index();
-    if (syncs) p.data_synced = run_on_helper([&f] { return f.log->sync(); }, syncs_urgency);
+  auto start_syncs = [&] {
+    if (syncs)
+      p.data_synced = run_on_helper(
+          [&f, write_index, bytes = std::move(index_bytes)] {
+            if (!bytes.empty()) write_index(bytes);  // rank 0
+            return f.log->sync();
+          },
+          syncs_urgency);
+    else if (f.team.rank == 0)
+      write_index(index_bytes);
     if (w.settings.sync && !w.names_to_sync.empty())
       p.names_synced = run_on_helper([&f] { return sync_names(f); }, syncs_urgency);
   };
-  pipe.write_placed(placed, while_writing, write_index_and_start_syncs, &index_failed);
+  pipe.write_placed(placed, while_writing, start_syncs);
   pipe.pieces().clear();
 
   // The next epoch opens now, after this one's index record: writes made
@@ -277,16 +287,19 @@ void finish_commit(LogFile& f, const std::function<FrontSum()>& front_sum, Recor
   failed.run([&] {
     f.require_usable();  // a handle a failure made unusable since the commit began commits nothing
     // Any rank's failure: [0] the log's sync, [1] the new file's names
-    // (rank 0), [2] the errno of the record left syncing before (rank 0).
-    int failures[3] = {0, 0, 0}, any[3] = {0, 0, 0};
+    // (rank 0), [2] the errno of the record left syncing before (rank 0),
+    // [3] the index record (rank 0: its encoding or its write).
+    int failures[4] = {0, 0, 0, 0}, any[4] = {0, 0, 0, 0};
     if (p.data_synced.valid()) failures[0] = p.data_synced.get() != 0;
     // A sync of the log made meanwhile for the next epoch (prepare_flush)
     // that failed may have been the one the kernel told of this epoch's lost pages.
     if (w.pipeline->early_sync_failed()) failures[0] = 1;
     if (p.names_synced.valid()) failures[1] = p.names_synced.get() != 0;
     failures[2] = earlier_record_error(w);
-    MPI_Allreduce(failures, any, 3, MPI_INT, MPI_MAX, f.team.comm);
+    failures[3] = p.index_error->code != 0;
+    MPI_Allreduce(failures, any, 4, MPI_INT, MPI_MAX, f.team.comm);
     settle_earlier_record(f, any[2]);
+    if (any[3]) mpi::share_first_error(f.team.comm, f.team.rank, *p.index_error);
     if (any[0]) throw IOError("cannot sync the log of '" + f.path + "' to storage (fdatasync failed)");
     if (any[1])
       throw IOError("cannot sync the directories holding the new files of '" + f.path + "' (" +

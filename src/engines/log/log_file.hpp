@@ -58,6 +58,9 @@ struct PendingCommit {
   uint64_t log_end = 0;                // where the log's valid bytes end once it is committed
   logfmt::CommitRecord record;         // rank 0's; the time and the front file's checksum come at the end
   HelperResult data_synced;            // the log's fdatasync (0 or errno); not valid: this rank does not sync
+  // Rank 0: the index record's encoding or write failed (written with the
+  // sync, on its helper thread: read once data_synced is).
+  std::shared_ptr<mpi::CaughtError> index_error = std::make_shared<mpi::CaughtError>();
   HelperResult names_synced;           // rank 0 of a new file: its directories (sync_names)
   std::shared_ptr<CommitOutcome> outcome = std::make_shared<CommitOutcome>();
 };

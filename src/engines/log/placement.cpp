@@ -13,9 +13,11 @@ namespace {
 struct Share {
   Regions::RoundShare round;
   uint64_t through_aggregators = 0;
+  uint64_t own = 0;  // the buffer's bytes it writes to its region at the write-out
   EntrySummary entries;
 };
-static_assert(sizeof(Share) == 8 * sizeof(uint64_t), "Share is exchanged as 8 uint64_t");
+constexpr int kShareWords = 9;
+static_assert(sizeof(Share) == kShareWords * sizeof(uint64_t), "Share is exchanged as uint64_t");
 
 }  // namespace
 
@@ -46,9 +48,9 @@ Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& 
   for (const auto& r : pl.runs) through += r.nbytes;
 
   const std::size_t n = std::size_t(team.size);
-  const Share mine{regions.share(), through, entries};
+  const Share mine{regions.share(), through, pl.own.nbytes, entries};
   std::vector<Share> all(n);
-  MPI_Allgather(&mine, 8, MPI_UINT64_T, all.data(), 8, MPI_UINT64_T, team.comm);
+  MPI_Allgather(&mine, kShareWords, MPI_UINT64_T, all.data(), kShareWords, MPI_UINT64_T, team.comm);
   Regions::RoundShare most;
   pl.bytes_of.resize(n);
   pl.entries_of.resize(n);
@@ -59,6 +61,7 @@ Placement place(PieceList& pieces, Regions& regions, const AggregatorTransport& 
     pl.bytes_of[r] = all[r].through_aggregators;
     pl.entries_of[r] = all[r].entries;
     pl.total += all[r].through_aggregators;
+    pl.written_at_write_out += all[r].through_aggregators + all[r].own;
   }
   regions.close_round(most, log_end);
   pl.offset = log_end + transport.start_of(pl.bytes_of, team.rank);

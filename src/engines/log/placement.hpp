@@ -38,6 +38,7 @@ struct Placement {
   std::vector<EntrySummary> entries_of;  // each rank's EntrySummary, as given to place()
   ByteRun own;                      // this rank's buffer, if it goes to its region instead
   uint64_t own_offset = 0;
+  uint64_t written_at_write_out = 0;  // every rank's bytes that the write-out writes (0: nothing to agree on)
 };
 
 // Collective, in one exchange (MPI_Allgather of a few numbers per rank; each

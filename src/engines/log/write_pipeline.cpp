@@ -166,7 +166,15 @@ Placement WritePipeline::place(const EntrySummary& entries) {
 }
 
 void WritePipeline::write_placed(const Placement& pl, const std::function<void()>& meanwhile,
-                                 const std::function<void()>& written, const mpi::CaughtError* failed_in_written) {
+                                 const std::function<void()>& written) {
+  if (pl.written_at_write_out == 0) {
+    // No rank writes anything here (every byte went to the regions before the
+    // placement, whose exchange raised a failed region write): nothing to agree on.
+    if (written) written();
+    if (meanwhile) meanwhile();
+    pieces_.placed(/*written=*/true);
+    return;
+  }
   const std::string what = "writing to the log of '" + path_ + "'";
   mpi::CaughtError failed;  // this rank's first failure
   auto write_at = [&](const unsigned char* p, uint64_t n, uint64_t off) {
@@ -182,7 +190,6 @@ void WritePipeline::write_placed(const Placement& pl, const std::function<void()
     transport_.move(pl.runs, pl.bytes_of, pl.offset, write_at, meanwhile, written);
     log_end_ += pl.total;
   }
-  if (failed.code == 0 && failed_in_written && failed_in_written->code) failed = *failed_in_written;
   // The placed pieces are in the log - unless a write failed on any rank,
   // which is then raised everywhere.
   int bad = failed.code != 0, any = 0;

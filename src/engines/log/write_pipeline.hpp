@@ -92,11 +92,10 @@ class WritePipeline {
   // waiting): it is raised on every rank at the end, and the pieces of this
   // placement are dropped (their data may be incomplete); else they are in the log.
   // `written` (if given) runs once this rank's own writes have returned
-  // (AggregatorTransport::move), before the ranks agree that all went well.
-  // `failed_in_written` (if given): this rank's failure in `written` (a
-  // commit's index record, rank 0), raised with the writes' in the same agreement.
+  // (AggregatorTransport::move), before the ranks agree that all went well -
+  // which they do only if some rank wrote here (Placement::written_at_write_out).
   void write_placed(const Placement& placement, const std::function<void()>& meanwhile = {},
-                    const std::function<void()>& written = {}, const mpi::CaughtError* failed_in_written = nullptr);
+                    const std::function<void()>& written = {});
 
   // After a commit: the next epoch starts, with the log's valid length.
   void start_epoch(uint64_t open_epoch, uint64_t log_end);

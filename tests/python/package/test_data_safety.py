@@ -185,13 +185,20 @@ for what, call in [("read", lambda: f["kept"][...]), ("write", lambda: f["kept"]
 
 
 @pytest.mark.parametrize("engine", ["log", "async+log"])
-@pytest.mark.parametrize("call,path_part,errno_", [("fdatasync", ".loom/commits", 5), ("fdatasync", ".loom/log", 5),
-                                                   ("pwrite", ".loom/commits", 28)])
-def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path, call, path_part, errno_, engine):
+@pytest.mark.parametrize("call,path_part,errno_,skip", [("fdatasync", ".loom/commits", 5, 0),
+                                                        ("fdatasync", ".loom/log", 5, 0),
+                                                        ("pwrite", ".loom/commits", 28, 0),
+                                                        # the epoch's data (one write), then its index record,
+                                                        # which rank 0 writes with its sync, on a helper thread
+                                                        ("pwrite", ".loom/log", 28, 1)])
+def test_a_failed_commit_poisons_the_handle_and_loses_nothing_committed(tmp_path, call, path_part, errno_, skip,
+                                                                         engine):
     path = tmp_path / "f.h5"
     # The shim is loaded from the start but fails nothing until the script names the call.
-    out = child_with_faults(FAILING_COMMIT, path, call, engine, 1000, fault_path=path_part, errno=errno_)
+    out = child_with_faults(FAILING_COMMIT, path, call, engine, 1000, fault_path=path_part, errno=errno_, skip=skip)
     assert "flush raised:" in out, out
+    if skip:
+        assert "flush raised: writing an index record" in out, out
     for what in ("read", "write", "flush", "close"):
         assert f"{what} raised: True" in out, out  # every later call raises: nothing is committed over it
     with h5loom.File(path, "r") as f:
@@ -614,6 +621,55 @@ def mpirun(*args, env=None, timeout=120):
     res = subprocess.run([*MPIEXEC, *map(str, args)], capture_output=True, text=True, timeout=timeout,
                          env={**CLEAN_ENV, "H5LOOM_ERROR_TIMEOUT": "3", **(env or {})})
     return res.returncode, res.stdout + res.stderr
+
+
+FAILING_INDEX_RECORD = r"""
+import os, sys
+from mpi4py import MPI
+import numpy as np
+import h5loom
+comm = MPI.COMM_WORLD
+f = h5loom.File(sys.argv[1], "w", comm=comm, engine=sys.argv[2])
+r = comm.rank
+f.create_dataset("kept", shape=(2000,), dtype="f8")[1000 * r:1000 * r + 1000] = np.arange(1000.0) + r
+f.flush()
+os.environ["H5LOOM_FAULT_CALL"] = "pwrite"  # from here on (after H5LOOM_FAULT_SKIP of them), log writes fail
+f.create_dataset("lost", shape=(2000,), dtype="f8")[1000 * r:1000 * r + 1000] = np.ones(1000)
+said = []
+try:
+    f.flush()
+    said.append(f"{r} flush did not raise")
+except h5loom.IOError as e:
+    said.append(f"{r} flush raised: {e}")
+try:
+    f.close()
+except h5loom.IOError as e:
+    said.append(f"{r} close raised: {'unusable' in str(e)}")
+for lines in comm.gather(said) or []:  # rank 0 prints every rank's, whole
+    print("\n".join(lines))
+"""
+
+
+@pytest.mark.parametrize("engine", ["log", "async+log"])
+def test_a_failed_index_record_on_rank_0_is_raised_on_every_rank(tmp_path, engine):
+    """Rank 0 writes the epoch's index record with its sync, on a helper
+    thread; its failure is agreed on with the syncs'. At 2 ranks rank 0 (the
+    aggregator) writes its bytes and rank 1's, then the index record: the
+    third write to the log fails."""
+    if not SHIM.exists():
+        pytest.skip("fault shim not built")
+    path = tmp_path / "f.h5"
+    env = {"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/log", "H5LOOM_FAULT_SKIP": "2",
+           "H5LOOM_FAULT_ERRNO": "28"}
+    code, out = mpirun(sys.executable, "-c", FAILING_INDEX_RECORD, path, engine, env=env)
+    assert code == 0, out
+    for rank in (0, 1):
+        assert f"{rank} flush raised: writing an index record" in out, out
+        assert f"{rank} close raised: True" in out, out
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["kept"][...], np.concatenate([np.arange(1000.0), np.arange(1000.0) + 1]))
+        assert "lost" not in f
+    assert cli("verify", path).returncode == 0
 
 
 def test_a_cpp_exception_on_one_rank_ends_the_job_instead_of_hanging(tmp_path):
