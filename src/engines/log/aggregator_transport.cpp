@@ -85,11 +85,13 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vect
     return;
   }
   if (meanwhile) meanwhile();
-  // Each member's bytes first, receiving the next message while writing one,
-  // so that members wait as little as they can; then its own, where they
-  // belong: before the first member's.
-  uint64_t off = offset;
-  for (const auto& r : runs) off += r.nbytes;
+  // The members' bytes first, so that members wait as little as they can,
+  // and the last member's first of all: the team's last rank builds the
+  // front file at close once its bytes are taken (commit.cpp). Each member's
+  // go where start_of puts them (the aggregator's own, then the members' in
+  // group order), receiving the next message while writing one. Then its own.
+  uint64_t own = 0;
+  for (const auto& r : runs) own += r.nbytes;
   uint64_t biggest = 0;
   for (int r = 1; r < group_size_; ++r) biggest = std::max(biggest, sizes[std::size_t(r)]);
   const uint64_t cap = std::min(kMessage, biggest);
@@ -97,7 +99,9 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vect
     for (auto& b : receive_) b.reset(new unsigned char[cap]);
     receive_size_ = cap;
   }
-  for (int r = 1; r < group_size_; ++r) {
+  for (int r = group_size_ - 1; r >= 1; --r) {
+    uint64_t off = offset + own;
+    for (int before = 1; before < r; ++before) off += sizes[std::size_t(before)];
     uint64_t left = sizes[std::size_t(r)];
     int cur = 0, got = 0;
     MPI_Request req = MPI_REQUEST_NULL;
@@ -113,7 +117,7 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vect
       cur = 1 - cur;
     }
   }
-  off = offset;
+  uint64_t off = offset;
   for (const auto& r : runs) write_at(r.data, r.nbytes, off), off += r.nbytes;
   if (written) written();
 }

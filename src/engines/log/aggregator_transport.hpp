@@ -42,7 +42,7 @@ class AggregatorTransport {
   // Collective over the group: this rank's runs reach the log at `offset`
   // and on (`bytes_of`: every team rank's bytes, as for start_of, which
   // tells an aggregator what its members send) - a member sends them to its aggregator, an
-  // aggregator writes each member's, in rank order, and then its own, with
+  // aggregator writes each member's, the last member's first, and then its own, with
   // `write_at(data, n, log offset)`, receiving the next message while
   // writing one. `meanwhile` (if given) runs while the bytes move: on a
   // member once its messages have gone, on an aggregator before it writes

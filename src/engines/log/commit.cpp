@@ -391,8 +391,9 @@ void close_epoch(LogFile& f) {
   }
   // The last rank builds the front file while the aggregators write the last
   // epoch (it has the whole tree and index once the epoch's blocks are placed
-  // and exchanged; with one aggregator per node it is the last one whose
-  // data the aggregator takes), or while a pending epoch's syncs run. Its
+  // and exchanged; a member, it builds once its bytes are sent, and its
+  // aggregator takes them first: AggregatorTransport::move), or while a
+  // pending epoch's syncs run. Its
   // checksum is in the epoch's commit record
   // (so verify can check it), and it replaces the old front file only once
   // the commit record is on disk, so the front file never shows an epoch
