@@ -88,10 +88,9 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vect
   // The members' bytes first, so that members wait as little as they can,
   // and the last member's first of all: the team's last rank builds the
   // front file at close once its bytes are taken (commit.cpp). Each member's
-  // go where start_of puts them (the aggregator's own, then the members' in
-  // group order), receiving the next message while writing one. Then its own.
-  uint64_t own = 0;
-  for (const auto& r : runs) own += r.nbytes;
+  // go where start_of puts them, receiving the next message while writing
+  // one. Then its own, at `offset`.
+  const uint64_t first_byte = offset - start_of(bytes_of, members_[0]);  // of this write-out
   uint64_t biggest = 0;
   for (int r = 1; r < group_size_; ++r) biggest = std::max(biggest, sizes[std::size_t(r)]);
   const uint64_t cap = std::min(kMessage, biggest);
@@ -100,8 +99,7 @@ void AggregatorTransport::move(const std::vector<ByteRun>& runs, const std::vect
     receive_size_ = cap;
   }
   for (int r = group_size_ - 1; r >= 1; --r) {
-    uint64_t off = offset + own;
-    for (int before = 1; before < r; ++before) off += sizes[std::size_t(before)];
+    uint64_t off = first_byte + start_of(bytes_of, members_[std::size_t(r)]);
     uint64_t left = sizes[std::size_t(r)];
     int cur = 0, got = 0;
     MPI_Request req = MPI_REQUEST_NULL;
