@@ -55,6 +55,36 @@ TEST_F(file, BuffersReusedOrFreedRightAfterAWriteDoNotChangeWhatIsStored) {
   EXPECT_EQ(wrong, 0u);
 }
 
+// Large copies (the async wrapper keeps their memory for reuse, from one step
+// to the next and from one file to the next): each file stores its own
+// values, though the second file's copies go where the first's were, and a
+// copy smaller than its reused buffer reads nothing past its own bytes.
+TEST_F(file, LargeCopiesAreRightInEveryFileOfASequence) {
+  const uint64_t r = uint64_t(rank()), R = uint64_t(nranks()), steps = 3;
+  for (int which = 0; which < 2; ++which) {
+    const uint64_t n = which == 0 ? 12000 : 9000;  // 96 and 72 KB: one 128 KiB buffer each
+    auto path = file_path("seq" + std::to_string(which));
+    {
+      auto f = File::create(path, options());
+      auto ds = f.create_dataset<double>("x", {steps, R * n});
+      std::vector<double> values(n);
+      for (uint64_t s = 0; s < steps; ++s) {
+        values = ramp(n, double(which * 1000000 + s * 100000 + r * n));
+        ds.write_copy(Selection::box({s, r * n}, {1, n}), values);
+        std::fill(values.begin(), values.end(), -1.0);  // overwritten at once
+        f.flush_async();
+      }
+    }
+    auto f = File::open(path, Mode::Read, options());
+    const auto x = f.dataset("x").read<double>();
+    ASSERT_EQ(x.size(), steps * R * n);
+    std::size_t wrong = 0;
+    for (uint64_t s = 0; s < steps; ++s)
+      for (uint64_t i = 0; i < R * n; ++i) wrong += x[s * R * n + i] != double(which * 1000000 + s * 100000 + i);
+    EXPECT_EQ(wrong, 0u) << "file " << which;
+  }
+}
+
 TEST_F(file, AWriteMadeWhileAFlushIsPendingWinsOverEveryEarlierOne) {
   auto path = file_path();
   auto f = File::create(path, options());

@@ -1,6 +1,7 @@
 #include "engines/async/copy_pool.hpp"
 
-#include <cstdlib>
+#include <sys/mman.h>
+
 #include <new>
 
 #include "core/memory_copy.hpp"
@@ -12,6 +13,8 @@ CopyPool& CopyPool::instance() {
   return *pool;
 }
 
+// Buffers are mappings of their own (not malloc's), so that lend_to_kernel
+// covers whole pages that nothing else uses.
 std::shared_ptr<const void> CopyPool::copy(const void* data, std::size_t n) {
   std::size_t capacity = kSmallest;
   while (capacity < n) capacity *= 2;
@@ -25,7 +28,10 @@ std::shared_ptr<const void> CopyPool::copy(const void* data, std::size_t n) {
       free_bytes_ -= capacity;
     }
   }
-  if (!p && !(p = std::malloc(capacity))) throw std::bad_alloc();
+  if (!p) {
+    p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+  }
   copy_bytes(p, data, n);
   return std::shared_ptr<const void>(p, [this, capacity](const void* q) { give_back(const_cast<void*>(q), capacity); });
 }
@@ -39,18 +45,23 @@ void CopyPool::give_back(void* p, std::size_t capacity) {
       return;
     }
   }
-  std::free(p);
+  munmap(p, capacity);
 }
 
-void CopyPool::trim() {
-  std::map<std::size_t, std::vector<void*>> all;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    all.swap(free_);
-    free_bytes_ = 0;
-  }
-  for (auto& [_, buffers] : all)
-    for (void* p : buffers) std::free(p);
+void CopyPool::lend_to_kernel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [capacity, buffers] : free_)
+    for (auto it = buffers.begin(); it != buffers.end();) {
+      // A kernel without MADV_FREE (before Linux 4.5): unmap it, as a
+      // pool without reuse across files would.
+      if (madvise(*it, capacity, MADV_FREE) == 0) {
+        ++it;
+        continue;
+      }
+      munmap(*it, capacity);
+      free_bytes_ -= capacity;
+      it = buffers.erase(it);
+    }
 }
 
 }  // namespace h5loom::async

@@ -32,7 +32,7 @@ void Mover::detach() {
     std::lock_guard<std::mutex> lock(mutex_);
     last = --users_ == 0;
   }
-  if (last) CopyPool::instance().trim();  // no file needs the copies' memory any more
+  if (last) CopyPool::instance().lend_to_kernel();  // no file needs the copies now; the next may
 }
 
 int64_t Mover::submit(std::vector<Task>& tasks, int& in_flight, uint64_t limit) {
