@@ -261,7 +261,7 @@ def test_a_commit_record_whose_sync_fails_in_the_background_is_reported_and_cut(
 
 
 RECORD_SYNCING_WHEN_THE_HANDLE_FAILS = r"""
-import os, sys
+import sys
 import numpy as np
 import h5loom
 path = sys.argv[1]
@@ -270,8 +270,7 @@ f.create_dataset("a", shape=(1000,), dtype="f8")[...] = np.arange(1000.0)
 first = f.flush_async()
 f.create_group("g1")  # the first flush's collective part: its data and index go out
 f.create_dataset("b", shape=(1000,), dtype="f8")[...] = np.ones(1000)
-os.environ["H5LOOM_FAULT_CALL"] = "pwrite"  # from here on, writes to the log fail
-second = f.flush_async()
+second = f.flush_async()  # its write to the log fails (the shim's H5LOOM_FAULT_SKIP)
 try:
     f.create_group("g2")  # the second one's: the first one's record goes out (syncing); the log write fails
     print("g2 did not raise")
@@ -297,7 +296,12 @@ def test_a_commit_record_still_syncing_when_the_handle_fails_is_confirmed_by_its
     flush's wait() confirms the record (it is on disk) on every rank, and
     its data reads back."""
     path = tmp_path / "f.h5"
-    out = child_with_faults(RECORD_SYNCING_WHEN_THE_HANDLE_FAILS, path, fault_path=".loom/log", errno=28)
+    # The log's fourth write fails: the first three are its header, the first
+    # flush's data and its index record. Rank 0 writes that record with its
+    # sync on a helper thread, so the script cannot tell when it is out and
+    # turn the fault on after it; the second flush waits for it.
+    out = child_with_faults(RECORD_SYNCING_WHEN_THE_HANDLE_FAILS, path, fault_path=".loom/log", errno=28,
+                            call="pwrite", skip=3)
     assert "g2 raised:" in out and "close raised: True" in out, out
     assert "first done: False" in out and "first completed" in out, out
     with h5loom.File(path, "r") as f:
