@@ -2,9 +2,11 @@
 // shapes, dataset creation specs and attribute values (datatypes: datatype.hpp).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -297,12 +299,65 @@ class AttributeValue {
   std::string named_type_;
 };
 
+namespace detail {
+
+// Whether the number v is a value of T, so that static_cast<T>(v) is
+// defined and keeps it: an integer in T's range; a floating value whose
+// integer part is (T an integer type: converting truncates toward zero) -
+// never a NaN or an infinity; any value for a floating T but a finite one
+// beyond its largest (a double past float's range).
+template <class T, class From>
+bool is_value_of(From v) {
+  if constexpr (std::is_same_v<From, Float16>) {
+    return is_value_of<T>(v.to_float());
+  } else if constexpr (!std::is_arithmetic_v<T>) {
+    return true;  // Float16: too large a value becomes an infinity, as numpy's
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<From> && sizeof(From) > sizeof(T))
+      return !(std::isfinite(v) && (v > std::numeric_limits<T>::max() || v < std::numeric_limits<T>::lowest()));
+    return true;
+  } else if constexpr (std::is_floating_point_v<From>) {
+    const From whole = std::trunc(v);
+    const From past = std::ldexp(From(1), std::numeric_limits<T>::digits);  // T's largest + 1
+    return whole < past && whole >= (std::is_signed_v<T> ? -past : From(0));  // false for a NaN
+  } else if constexpr (std::is_signed_v<From> == std::is_signed_v<T>) {
+    if constexpr (sizeof(From) <= sizeof(T)) return true;
+    else return v >= From(std::numeric_limits<T>::min()) && v <= From(std::numeric_limits<T>::max());
+  } else if constexpr (std::is_signed_v<From>) {  // to an unsigned T
+    return v >= 0 && std::make_unsigned_t<From>(v) <= std::numeric_limits<T>::max();
+  } else {  // unsigned to a signed T
+    return v <= std::make_unsigned_t<T>(std::numeric_limits<T>::max());
+  }
+}
+
+// "attribute value -1.93428e+26 (element 3 of its float32 values) is not a value of int64".
+[[noreturn]] void throw_not_a_value_of(const std::string& value, std::size_t element, const Datatype& stored,
+                                       const std::string& wanted);
+// The shortest text that reads back as v ("-1.93428e+26", "nan"); `single`:
+// as the float v holds.
+std::string number_text(double v, bool single = false);
+template <class T>
+std::string type_name_of() {
+  if constexpr (std::is_same_v<T, Float16>) return "float16";
+  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? "float32" : "float64";
+  else return (std::is_signed_v<T> ? "int" : "uint") + std::to_string(8 * sizeof(T));
+}
+
+}  // namespace detail
+
 template <class T>
 T AttributeValue::element_as_double_or_int(std::size_t i) const {
   const unsigned char* p = bytes_.data() + i * datatype_size(dtype_);
-  return dispatch_scalar(dtype_.scalar(), [p](auto tag) {
+  return dispatch_scalar(dtype_.scalar(), [&](auto tag) {
     decltype(tag) v;
     std::memcpy(&v, p, sizeof v);
+    if (!detail::is_value_of<T>(v)) {
+      std::string text;
+      if constexpr (std::is_same_v<decltype(tag), Float16>) text = detail::number_text(v.to_float(), true);
+      else if constexpr (std::is_floating_point_v<decltype(tag)>) text = detail::number_text(v, sizeof v == 4);
+      else text = std::to_string(v);
+      detail::throw_not_a_value_of(text, i, dtype_, detail::type_name_of<T>());
+    }
     return static_cast<T>(v);
   });
 }

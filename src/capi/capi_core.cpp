@@ -472,7 +472,12 @@ loom_status loom_attr_read(loom_object* o, const char* name, loom_datatype mem_t
                                    std::to_string(v.size()) + " values, not " + std::to_string(count));
     need_buffer(out, count, "out");
     with_type(mem_type, [&](auto tag) {
-      auto xs = v.as_vector<decltype(tag)>();
+      std::vector<decltype(tag)> xs;
+      try {
+        xs = v.as_vector<decltype(tag)>();
+      } catch (const h5loom::DatatypeError& e) {  // a value the memory type cannot hold
+        throw h5loom::DatatypeError("attribute '" + std::string(name) + "' on '" + obj.path() + "': " + e.what());
+      }
       if (count) std::memcpy(out, xs.data(), count * sizeof(decltype(tag)));
     });
   });

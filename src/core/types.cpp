@@ -1,6 +1,8 @@
 // Shape helpers and AttributeValue.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "h5loom/types.hpp"
@@ -119,6 +121,27 @@ AttributeValue AttributeValue::empty(Datatype dtype) {
   v.dtype_ = std::move(dtype);
   return v;
 }
+
+namespace detail {
+
+void throw_not_a_value_of(const std::string& value, std::size_t element, const Datatype& stored,
+                          const std::string& wanted) {
+  throw DatatypeError("attribute value " + value + " (element " + std::to_string(element) + " of its " +
+                      stored.name() + " values) is not a value of " + wanted +
+                      ": read it as a type that holds it (e.g. float64)");
+}
+
+std::string number_text(double v, bool single) {
+  char buf[32];
+  for (int digits = 6; digits < 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (single ? std::strtof(buf, nullptr) == float(v) : std::strtod(buf, nullptr) == v) return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace detail
 
 void AttributeValue::require_numeric() const {
   if (!is_numeric()) throw DatatypeError("attribute holds " + to_string() + ", not numbers");

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "h5loom/types.hpp"
 #include "h5loom/variable_length.hpp"
@@ -40,6 +41,40 @@ TEST(AttributeValue, KindsAndConversions) {
   EXPECT_THROW(t.as<double>(), DatatypeError);
   EXPECT_EQ(AttributeValue(int64_t(-5)), AttributeValue(int64_t(-5)));
   EXPECT_NE(AttributeValue(int64_t(-5)), AttributeValue(int32_t(-5)));
+}
+
+// A number converts only to a type that holds it: else static_cast is
+// undefined (a float past int64's range, a NaN) or changes the value (300
+// as uint8). Found by the log reader's fuzzer: a damaged float attribute of
+// -1.93e26 read as int64.
+TEST(AttributeValue, ConvertsOnlyToATypeThatHoldsTheValue) {
+  auto refused = [](auto&& read, const std::string& part) {
+    try {
+      read();
+      ADD_FAILURE() << "no error for " << part;
+    } catch (const DatatypeError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  const float big = -1.93428e26f;
+  refused([&] { AttributeValue(big).as<int64_t>(); }, "attribute value -1.93428e+26 (element 0 of its float32 values) is not a value of int64");
+  refused([&] { AttributeValue(std::vector<double>{1.0, std::nan("")}).as_vector<int32_t>(); }, "value nan (element 1");
+  EXPECT_TRUE(std::isnan(AttributeValue(std::nan("")).as<double>()));
+  refused([&] { AttributeValue(int64_t(300)).as<uint8_t>(); }, "value 300 (element 0 of its int64 values) is not a value of uint8");
+  EXPECT_EQ(AttributeValue(int64_t(300)).as<int16_t>(), 300);
+  refused([&] { AttributeValue(int64_t(-1)).as<uint64_t>(); }, "not a value of uint64");
+  refused([&] { AttributeValue(UINT64_MAX).as<int64_t>(); }, "not a value of int64");
+  EXPECT_EQ(AttributeValue(UINT64_MAX).as<uint64_t>(), UINT64_MAX);
+  EXPECT_EQ(AttributeValue(INT64_MAX).as<int64_t>(), INT64_MAX);
+  EXPECT_EQ(AttributeValue(INT64_MIN).as<int64_t>(), INT64_MIN);
+  EXPECT_EQ(AttributeValue(-2.9).as<int>(), -2);  // toward zero, as C++ converts
+  EXPECT_EQ(AttributeValue(-0.5).as<uint32_t>(), 0u);
+  refused([&] { AttributeValue(9223372036854775808.0).as<int64_t>(); }, "not a value of int64");  // 2^63
+  EXPECT_EQ(AttributeValue(-9223372036854775808.0).as<int64_t>(), INT64_MIN);
+  refused([&] { AttributeValue(1e300).as<float>(); }, "value 1e+300 (element 0 of its float64 values) is not a value of float32");
+  EXPECT_TRUE(std::isinf(AttributeValue(HUGE_VAL).as<float>()));
+  refused([&] { AttributeValue(Float16::from_bits(0x7c00)).as<int32_t>(); }, "value inf (element 0 of its float16");
+  EXPECT_EQ(AttributeValue(Float16(2.5)).as<int32_t>(), 2);
 }
 
 TEST(Dims, Formatting) {
