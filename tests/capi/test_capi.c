@@ -40,6 +40,8 @@ static void test_round_trip(const char* path) {
     OK(loom_attr_write_array(rho, "axes", LOOM_INT32, 3, axes));
     const char* labels[3] = {"z", "y", "x"};
     OK(loom_attr_write_string(root, "title", "C API test"));
+    const int64_t count = 300;
+    OK(loom_attr_write_scalar(root, "count", LOOM_INT64, &count));
     OK(loom_attr_write_strings(rho, "axisLabels", 3, labels));
   }
   OK(loom_object_close(rho));
@@ -105,6 +107,15 @@ static void test_round_trip(const char* path) {
     CHECK(t == 0.25);
     OK(loom_attr_read(rho, "time", LOOM_FLOAT32, 1, &tf));
     CHECK(tf == 0.25f);
+    {
+      /* a value the memory type cannot hold is refused, not wrapped or undefined */
+      uint8_t small = 0;
+      int32_t whole = 0;
+      FAILS_WITH(loom_attr_read(root, "count", LOOM_UINT8, 1, &small), LOOM_ERR_DATATYPE,
+                 "attribute 'count' on '/': attribute value 300 (element 0 of its int64 values) is not a value of uint8");
+      OK(loom_attr_read(root, "count", LOOM_INT32, 1, &whole));
+      CHECK(whole == 300 && small == 0);
+    }
     OK(loom_attr_count(rho, &n));
     CHECK(n == 3);
     {
