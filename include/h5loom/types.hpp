@@ -336,6 +336,13 @@ bool is_value_of(From v) {
 // The shortest text that reads back as v ("-1.93428e+26", "nan"); `single`:
 // as the float v holds.
 std::string number_text(double v, bool single = false);
+// A number of any scalar type as text, at its own precision (for errors).
+template <class From>
+std::string value_text(From v) {
+  if constexpr (std::is_same_v<From, Float16>) return number_text(v.to_float(), true);
+  else if constexpr (std::is_floating_point_v<From>) return number_text(v, sizeof v == 4);
+  else return std::to_string(v);
+}
 template <class T>
 std::string type_name_of() {
   if constexpr (std::is_same_v<T, Float16>) return "float16";
@@ -351,13 +358,8 @@ T AttributeValue::element_as_double_or_int(std::size_t i) const {
   return dispatch_scalar(dtype_.scalar(), [&](auto tag) {
     decltype(tag) v;
     std::memcpy(&v, p, sizeof v);
-    if (!detail::is_value_of<T>(v)) {
-      std::string text;
-      if constexpr (std::is_same_v<decltype(tag), Float16>) text = detail::number_text(v.to_float(), true);
-      else if constexpr (std::is_floating_point_v<decltype(tag)>) text = detail::number_text(v, sizeof v == 4);
-      else text = std::to_string(v);
-      detail::throw_not_a_value_of(text, i, dtype_, detail::type_name_of<T>());
-    }
+    if (!detail::is_value_of<T>(v))
+      detail::throw_not_a_value_of(detail::value_text(v), i, dtype_, detail::type_name_of<T>());
     return static_cast<T>(v);
   });
 }

@@ -13,8 +13,8 @@ void convert_numbers(Datatype from, const void* in, Datatype to, void* out, std:
       auto* dst = static_cast<To*>(out);
       for (std::size_t i = 0; i < n; ++i) {
         if (!detail::is_value_of<To>(src[i]))
-          throw DatatypeError(where + ": value " + detail::number_text(double(src[i]), !std::is_same_v<From, double>) + " (element " +
-                              std::to_string(i) + ") does not fit " + to.name() + " (netCDF's NC_ERANGE)");
+          throw DatatypeError(where + ": value " + detail::value_text(src[i]) + " (element " + std::to_string(i) +
+                              ") does not fit " + to.name() + " (netCDF's NC_ERANGE)");
         dst[i] = static_cast<To>(src[i]);
       }
     });
