@@ -27,4 +27,15 @@ inline bool page_aliased(std::uintptr_t dst, std::uintptr_t src) {
 // with vector moves instead of `rep movsb` (about 11 GB/s here, against 3).
 void copy_bytes(void* dst, const void* src, std::size_t n);
 
+// A copy of `n` bytes to a destination nothing reads soon (the async
+// wrapper's copies, which its mover writes out after the step's other
+// writes): on x86-64 its stores bypass the caches. A cached store first
+// reads the line it fills; this one does not, and it leaves the caches to
+// the program's data. On this project's machine a 4 MiB copy takes about
+// 0.26 ms this way against 0.41 ms with glibc's memcpy, which streams only
+// above 240 MiB here (its x86_non_temporal_threshold, 3/4 of the L3 per
+// thread). The stores are fenced before it returns: whatever hands the copy
+// to another thread publishes them too. Elsewhere it is copy_bytes.
+void copy_bytes_uncached(void* dst, const void* src, std::size_t n);
+
 }  // namespace h5loom

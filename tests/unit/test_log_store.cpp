@@ -96,21 +96,6 @@ TEST(LogStore, PageAliasedTransfersMoveTheRightBytes) {
   EXPECT_GE(aliased, 6);  // the staged path was taken
 }
 
-TEST(MemoryCopy, CopiesExactlyWhateverThePlacement) {
-  std::vector<unsigned char> a(64 * 1024 + 8192), b(64 * 1024 + 8192);
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(i * 13 + 1);
-  for (std::size_t shift : {0, 1, 16, 31, 63, 64, 4095})
-    for (std::size_t n : {0, 1, 2047, 2048, 2049, 40000}) {
-      std::fill(b.begin(), b.end(), 0);
-      copy_bytes(b.data() + shift, a.data(), n);
-      ASSERT_EQ(std::memcmp(b.data() + shift, a.data(), n), 0) << "shift " << shift << ", " << n << " bytes";
-      ASSERT_EQ(b[shift + n], 0) << "wrote past the end";
-    }
-  EXPECT_TRUE(page_aliased(4096 + 16, 0));
-  EXPECT_FALSE(page_aliased(4096, 0));
-  EXPECT_FALSE(page_aliased(0, 16));  // 16 bytes before: 4080 past
-}
-
 TEST(LogStore, ReportsFailuresAsErrno) {
   TempDir dir;
   LogStore& store = posix_store();

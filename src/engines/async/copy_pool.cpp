@@ -32,7 +32,10 @@ std::shared_ptr<const void> CopyPool::copy(const void* data, std::size_t n) {
     p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
   }
-  copy_bytes(p, data, n);
+  // The mover reads the copy only after the step's other writes, by when a
+  // step of a few MiB has left the caches anyway: stores that bypass them
+  // make the program's part of the copy about 1.5x shorter here.
+  copy_bytes_uncached(p, data, n);
   return std::shared_ptr<const void>(p, [this, capacity](const void* q) { give_back(const_cast<void*>(q), capacity); });
 }
 
