@@ -1,4 +1,4 @@
-// The engine interface (version 9): the one small set of operations every
+// The engine interface (version 10): the one small set of operations every
 // storage engine implements. The object model (h5loom.hpp) checks every
 // argument once and then calls exactly one of these; an engine only does the
 // work. docs/engines.md walks through writing an engine and a wrapper.
@@ -63,7 +63,7 @@
 
 // Bumped when the Engine class changes incompatibly; plugins are refused if
 // theirs differs (engine_plugin.hpp).
-#define H5LOOM_ENGINE_ABI_VERSION 9
+#define H5LOOM_ENGINE_ABI_VERSION 10
 
 namespace h5loom::engine {
 
@@ -230,6 +230,14 @@ class Engine {
   virtual RequestPtr flush_in_stages(FileHandle& f) { return flush(f, FlushLevel::Durable); }
   // Writes whatever was put and not flushed, durably, and releases the handle.
   virtual void close(FileHandle& f) = 0;
+  // A close that the program completes later (File::close_async; v10): every
+  // rank calls begin_close at the same point, and close() follows at a later
+  // collective point, with no other call on the file in between. The engine
+  // may start the close's local work meanwhile (the async wrapper moves the
+  // file's writes and syncs them on its background thread while the program
+  // computes). Collective; an error it raises is raised on every rank, and
+  // close() still follows. The default does nothing: close() does it all.
+  virtual void begin_close(FileHandle& f) {}
   // The engine's layout and knobs for this file ("engine", "ranks", ...), for `h5loom info`.
   virtual Properties describe(FileHandle& f) = 0;
   // The size of the file's user block: bytes at its start that belong to the

@@ -76,6 +76,7 @@ class ForwardingEngine : public Engine {
   void prepare_flush(FileHandle& f, FlushLevel level) override;
   RequestPtr flush_in_stages(FileHandle& f) override;
   void close(FileHandle& f) override;
+  void begin_close(FileHandle& f) override;
   // The inner engine's properties, then ("wrapper", wrapper_name()).
   Properties describe(FileHandle& f) override;
   uint64_t userblock(FileHandle& f) override;

@@ -141,9 +141,15 @@ loom_status loom_test(loom_request* r, int* done);
  * (every rank waits, in the order of its other collective calls); an error is
  * returned on every rank. NULL: LOOM_OK. */
 loom_status loom_wait(loom_request* r);
-/* Frees a request without waiting: the flush still completes, at the next
- * collective call on the file, which returns its error if it failed. */
+/* Frees a request without waiting: a flush still completes, at the next
+ * collective call on the file, which returns its error if it failed; a close
+ * completes here (collectively, like loom_wait), its error only printed. */
 void loom_request_free(loom_request* r);
+/* A close that returns at once (collective): frees the file handle, and *out
+ * completes the close at loom_wait, collectively, returning its error on every
+ * rank. Meanwhile the async wrapper moves the file's data in the background;
+ * with other engines it moves at loom_wait. */
+loom_status loom_file_close_async(loom_file* f, loom_request** out);
 loom_status loom_file_rank(loom_file* f, int* rank, int* size);
 loom_status loom_file_engine(loom_file* f, char* buf, size_t bufsize, size_t* needed);
 loom_status loom_file_root(loom_file* f, loom_group** out);

@@ -52,19 +52,22 @@ namespace detail {
 struct FileState;
 }
 
-// An operation that completes later (File::flush_async). With an engine that
-// completes flushes at once it is complete when made; with the async wrapper
-// (docs/async.md) the flush completes at wait(), or in the next collective
-// call on the file, whichever comes first.
+// An operation that completes later (File::flush_async, File::close_async).
+// With an engine that completes flushes at once a flush's is complete when
+// made; with the async wrapper (docs/async.md) the flush completes at wait(),
+// or in the next collective call on the file, whichever comes first. A close
+// completes at wait() (or File::close()).
 class Request {
  public:
   Request() = default;  // a completed request
   Request(Request&&) noexcept = default;
   Request& operator=(Request&&) noexcept = default;
   // Dropping a request does not cancel the operation: an error it meets is
-  // raised by the next collective call on the file. A request does not keep
-  // its file open: the file closes when its last File, Group or Dataset
-  // handle goes (completing the flush), and the request keeps the outcome.
+  // raised by the next collective call on the file. A flush's request does
+  // not keep its file open: the file closes when its last File, Group or
+  // Dataset handle goes (completing the flush), and the request keeps the
+  // outcome. A close's request is such a handle: dropped, the close
+  // completes (collectively) when the file's last handle goes.
   ~Request() = default;
 
   // Local and non-blocking: has the operation completed? Never raises.
@@ -344,6 +347,13 @@ class File : public Group {
   // stay in use until then. Collective.
   Request flush_async(FlushLevel level = FlushLevel::Durable);
   void close();  // collective; further calls on this file raise UsageError
+  // A close that returns at once (collective): the engine may move the file's
+  // data meanwhile (the async wrapper does, while the program computes), and
+  // the close completes - collectively, raising its error on every rank - at
+  // the request's wait() or at close(). Until then every other call on the
+  // file raises UsageError and the file is not complete on storage. With
+  // engines that cannot close in the background the data moves at wait().
+  [[nodiscard]] Request close_async();
   // For a rank that handles an error (the destructor does this while an
   // exception unwinds): closes collectively if every rank does the same within
   // H5LOOM_ERROR_TIMEOUT seconds (10), else ends the job with a message

@@ -703,17 +703,19 @@ class Dataset(_Node):
 
 
 class Request:
-    """A flush that completes later (``File.flush_async``).
+    """A flush or close that completes later (``File.flush_async``, ``File.close_async``).
 
     ``done()`` asks without blocking; ``wait()`` is collective (every rank
-    waits, in the order of its other collective calls) and raises the flush's
-    error on every rank. As a context manager it waits when the block ends.
-    Dropping it does not cancel the flush: the next collective call on the
-    file completes it and raises its error.
+    waits, in the order of its other collective calls) and raises the
+    operation's error on every rank. As a context manager it waits when the
+    block ends. Dropping it does not cancel the operation: a flush completes
+    at the next collective call on the file, which raises its error; a close
+    completes when the request and the file's last handle are gone.
     """
 
-    def __init__(self, request: Any) -> None:
+    def __init__(self, request: Any, close_on_error: Any = None) -> None:
         self._request = request
+        self._close_on_error = close_on_error  # a close's: for a block left by an exception
 
     def done(self) -> bool:
         return self._request.test()
@@ -727,6 +729,8 @@ class Request:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is None:
             self.wait()
+        elif self._close_on_error is not None:  # a close, while an exception leaves perhaps this rank alone
+            _leave(self.wait, self._close_on_error, exc_type, exc, tb)
 
 
 class File(Group):
@@ -823,8 +827,20 @@ class File(Group):
         return Request(self._obj.flush_async(durable))
 
     def close(self) -> None:
-        """Collective: flush and close. Closing twice is harmless."""
+        """Collective: flush and close. Closing twice is harmless; a close begun
+        with ``close_async`` completes here."""
         self._obj.close()
+
+    def close_async(self) -> "Request":
+        """Collective close that returns at once (docs/async.md).
+
+        With the ``async`` wrapper the file's data moves on a background
+        thread while the program goes on; the close completes, on every rank,
+        at the request's ``wait()`` (or at ``close()``), which raises its
+        error. Until then the file is closing: any other use raises
+        ``UsageError``. With other engines the data moves at ``wait()``.
+        """
+        return Request(self._obj.close_async(), self._obj.close_on_error)
 
     def __enter__(self) -> "File":
         return self

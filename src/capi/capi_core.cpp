@@ -146,6 +146,18 @@ loom_status loom_file_close(loom_file* f) {
                     });
 }
 
+loom_status loom_file_close_async(loom_file* f, loom_request** out) {
+  if (out) *out = nullptr;
+  return collective(__func__, comm_of(f), [&] { need(f, "f", "file"), need(out, "out", "request pointer"); },
+                    [&] {
+                      std::unique_ptr<loom_file_s> owned(f);  // freed whatever happens: the request holds the file
+                      auto r = std::make_unique<loom_request_s>();
+                      r->agree = owned->agree;
+                      r->request = owned->file.close_async();
+                      *out = r.release();
+                    });
+}
+
 loom_status loom_file_rank(loom_file* f, int* rank, int* size) {
   return guarded(__func__, [&] {
     need(f, "f", "file");

@@ -27,6 +27,9 @@ struct FileState {
   int rank = 0;
   int size = 1;
   bool open = false;
+  // Between File::close_async and the close's completion: not open (every
+  // call but close raises), but the engine still holds the file.
+  bool closing = false;
   std::size_t unflushed_puts = 0;  // writes put on this rank since the last flush point
   // The datasets opened, by path. Every name of one dataset (soft and hard
   // links) shares one entry when the engine has tokens: a change of shape
@@ -51,6 +54,11 @@ struct FileState {
   void flush(engine::FlushLevel level = engine::FlushLevel::Visible);
   // The same flush point, not waited for: the engine's request (null if complete).
   engine::RequestPtr start_flush(engine::FlushLevel level);
+  // Collective (File::close_async): the engine starts the close; close()
+  // completes it - at the request's wait(), or when the last handle goes. If
+  // the engine fails here, the close completes at once and its error is raised.
+  void begin_close();
+  // Collective: closes the file, or completes a close begun with begin_close().
   void close();
   // Closes the file while this rank handles an error (a C++ exception
   // unwinding, a Python `with` block left by an exception): collectively if

@@ -39,7 +39,15 @@ std::string join_path(const std::string& group, const std::string& name) {
 }
 
 FileState::~FileState() {
-  if (!open) return;
+  if (!open && !closing) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) {  // a close is collective: it cannot run any more
+    std::fprintf(stderr, "h5loom: %s was not closed before MPI was finalised; writes since its last flush are lost\n",
+                 describe_file().c_str());
+    (void)handle.release();  // its destructor may make MPI calls: leaked, like the communicators
+    return;
+  }
   try {
     if (std::uncaught_exceptions() > 0) close_on_error();  // this rank is leaving because of an error
     else close();
@@ -49,14 +57,14 @@ FileState::~FileState() {
 }
 
 void FileState::close_on_error(const std::string& error) {
-  if (!open) return;
+  if (!open && !closing) return;
   double seconds = 10;
   if (const char* t = std::getenv("H5LOOM_ERROR_TIMEOUT"); t && *t) seconds = std::atof(t);
   if (closing_comm == MPI_COMM_NULL || mpi::all_arrive_within(closing_comm, seconds)) {
     if (closing_comm != MPI_COMM_NULL) MPI_Comm_free(&closing_comm);  // the barrier is passed: close() skips it
     return close();
   }
-  open = false;
+  open = closing = false;
   if (!error.empty()) std::fprintf(stderr, "%s%s", error.c_str(), error.back() == '\n' ? "" : "\n");
   std::fprintf(stderr,
                "h5loom: rank %d leaves %s because of an error while the other ranks go on (they did not close it "
@@ -70,6 +78,9 @@ void FileState::close_on_error(const std::string& error) {
 }
 
 void FileState::require_open(const std::string& what) const {
+  if (closing)
+    throw UsageError("cannot " + what + ": " + describe_file() +
+                     " is closing (close_async): its close completes at the request's wait()");
   if (!open) throw UsageError("cannot " + what + ": " + describe_file() + " is closed");
 }
 
@@ -90,12 +101,29 @@ engine::RequestPtr FileState::start_flush(engine::FlushLevel level) {
   return engine->flush(*handle, level);
 }
 
-void FileState::close() {
+void FileState::begin_close() {
   if (!open) return;
+  profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "close_async", filename);
+  open = false, closing = true;
+  unflushed_puts = 0;
+  try {
+    engine->begin_close(*handle);
+  } catch (...) {  // raised on every rank (a collective call): the close completes now, on every rank
+    std::exception_ptr first = std::current_exception();
+    try {
+      close();
+    } catch (...) {  // the handle is gone; the first error is the one to report
+    }
+    std::rethrow_exception(first);
+  }
+}
+
+void FileState::close() {
+  if (!open && !closing) return;
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "close", filename);
   // Every rank closing tells a rank in close_on_error that it may close too.
   if (closing_comm != MPI_COMM_NULL) mpi::all_arrive_within(closing_comm, -1);
-  open = false;  // even if the engine fails below, the handle is gone
+  open = closing = false;  // even if the engine fails below, the handle is gone
   struct FreeComm {
     MPI_Comm& c;
     ~FreeComm() {
@@ -841,6 +869,27 @@ Request File::flush_async(FlushLevel level) {
   return Request(file_, f.filename, f.start_flush(level));
 }
 
+// A close begun with File::close_async: it completes at wait(), or - if
+// the request is dropped - when the last handle of the file goes. It keeps
+// the file's state until then.
+class CloseRequest final : public engine::Request {
+ public:
+  explicit CloseRequest(std::shared_ptr<detail::FileState> f) : file_(std::move(f)) {}
+  bool test() override { return !file_->closing; }
+  void wait() override { file_->close(); }
+
+ private:
+  std::shared_ptr<detail::FileState> file_;
+};
+
+Request File::close_async() {
+  auto& f = state();
+  if (!f.open && !f.closing) return Request();  // closing twice is harmless, as close()
+  f.require_open("close");                      // raises for a close already begun
+  f.begin_close();
+  return Request(file_, f.filename, std::make_unique<CloseRequest>(file_));
+}
+
 bool Request::test() { return !request_ || request_->test(); }
 
 void Request::wait() {
@@ -849,7 +898,7 @@ void Request::wait() {
   // A flush the file's close completed has its outcome (and touches nothing
   // else); one the file lost (left unclosed on an error) cannot complete any more.
   const std::shared_ptr<detail::FileState> f = file_.lock();
-  if (!r->test() && (!f || !f->open))
+  if (!r->test() && (!f || (!f->open && !f->closing)))
     throw UsageError("cannot wait for a flush of file '" + filename_ + "': the file was closed before it completed");
   r->wait();
 }

@@ -76,6 +76,12 @@ void ForwardingEngine::close(FileHandle& fh) {
   around(f, Call{"close", f.location, true, [] { return std::string(); }}, [&] { inner_->close(*f.inner); });
 }
 
+void ForwardingEngine::begin_close(FileHandle& fh) {
+  auto& f = wrapped(fh);
+  around(f, Call{"begin_close", f.location, true, [] { return std::string(); }},
+         [&] { inner_->begin_close(*f.inner); });
+}
+
 Properties ForwardingEngine::describe(FileHandle& fh) {
   auto& f = wrapped(fh);
   Properties p;

@@ -559,7 +559,7 @@ NB_MODULE(_core, m) {
       .def("reference", [](const Group& g, const std::string& path) { return g.reference(path).token; })
       .def("dereference", [](const Group& g, uint64_t token) { return g.dereference(ObjectRef{token}); });
 
-  // A flush that completes later (File::flush_async): test() is local, wait() collective.
+  // A flush or close that completes later (File::flush_async, close_async): test() is local, wait() collective.
   nb::class_<Request>(m, "Request")
       .def("test", &Request::test)
       .def("wait", &Request::wait);
@@ -575,6 +575,7 @@ NB_MODULE(_core, m) {
            [](File& f, bool durable) { return f.flush_async(durable ? FlushLevel::Durable : FlushLevel::Visible); },
            nb::arg("durable") = true)
       .def("close", &File::close)
+      .def("close_async", &File::close_async)
       .def("close_on_error", &File::close_on_error, nb::arg("error") = "")
       .def_prop_ro("is_open", &File::is_open)
       .def_prop_ro("filename", &File::filename)

@@ -322,7 +322,7 @@ herr_t file_specific(void* obj, H5VL_file_specific_args_t* args, hid_t, void** r
       case H5VL_FILE_FLUSH: {
         // H5Fflush_async (req set): an event-set request if the flush completes later.
         Object& o = as_object(obj);
-        if (o.file->intent & H5F_ACC_RDWR) hand_over(o.h5().flush_async(), req);
+        if (o.file->intent & H5F_ACC_RDWR) hand_over(o.h5().flush_async(), req, "H5Fflush_async");
         return herr_t(0);
       }
       case H5VL_FILE_REOPEN:
@@ -371,18 +371,18 @@ herr_t file_optional(void*, H5VL_optional_args_t* args, hid_t, void**) {
   });
 }
 
-herr_t file_close(void* obj, hid_t, void**) { return release(static_cast<Object*>(obj)); }
+herr_t file_close(void* obj, hid_t, void** req) { return release(static_cast<Object*>(obj), req); }
 
 }  // namespace
 
-herr_t release(Object* o) {
+herr_t release(Object* o, void** req) {
   return H5LOOM_VOL_GUARD(herr_t(-1), {
     // The file's last object: closing now (collective) reports errors to the
     // caller. If that fails, HDF5 keeps the identifier and may close it again
     // (at exit): the object stays until then, and the file, closed either way
     // (File::close), closes quietly the second time.
     drop_parked(*o);  // an anonymous dataset never named
-    if (o->file.use_count() == 1) o->file->close();
+    if (o->file.use_count() == 1) o->file->close(req);
     delete o;
     return herr_t(0);
   });
@@ -396,7 +396,7 @@ OpenFile::~OpenFile() {
   }
 }
 
-void OpenFile::close() {
+void OpenFile::close(void** req) {
   if (auto it = registry().find(key); it != registry().end() && (it->second.expired() || it->second.lock().get() == this))
     registry().erase(it);
   if (fapl >= 0) H5Pclose(fapl);
@@ -419,10 +419,12 @@ void OpenFile::close() {
     file.close();  // the file closes either way; the first error is reported
     throw;
   }
-  file.close();
+  if (req) hand_over(file.close_async(), req, "H5Fclose_async");  // the request holds the file
+  else file.close();
 }
 
 void close_all_files() {
+  complete_pending_closes();
   std::vector<std::shared_ptr<OpenFile>> open;
   for (auto& [key, weak] : registry())
     if (auto f = weak.lock()) open.push_back(f);

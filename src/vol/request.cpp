@@ -1,12 +1,16 @@
-// HDF5's event sets (H5EScreate, H5Fflush_async, H5ESwait, H5ESget_err_info)
-// over h5loom's requests. The one operation that completes later is a file
-// flush through the async wrapper (docs/async.md): H5Fflush_async returns at
-// once and H5ESwait completes it - collectively, as every h5loom flush. Every
-// other operation completes in its call (an H5Dwrite_async's buffer is copied
-// or written before it returns), and HDF5 then keeps no request for it.
+// HDF5's event sets (H5EScreate, H5Fflush_async, H5Fclose_async, H5ESwait,
+// H5ESget_err_info) over h5loom's requests. The operations that complete
+// later are a file's flush through the async wrapper (docs/async.md) and a
+// file's close: H5Fflush_async and H5Fclose_async return at once and
+// H5ESwait completes them - collectively, as every h5loom flush and close.
+// Every other operation completes in its call (an H5Dwrite_async's buffer is
+// copied or written before it returns), and HDF5 then keeps no request for it.
 #include "vol/request.hpp"
 
+#include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <string_view>
 
 #include "vol/vol.hpp"
 
@@ -16,10 +20,18 @@ namespace {
 
 struct VolRequest {
   Request request;
-  std::string error;  // the flush's error, once it failed
+  const char* op;     // the call that made it, for HDF5's error stack
+  std::string error;  // the operation's error, once it failed
 };
 
 VolRequest& as_request(void* req) { return *static_cast<VolRequest*>(req); }
+
+// The closes HDF5 holds requests for: at exit, those never waited for
+// complete before MPI is finalised (complete_pending_closes).
+std::set<VolRequest*>& pending_closes() {
+  static std::set<VolRequest*> closes;
+  return closes;
+}
 
 // The wait is collective for a flush: every rank calls H5ESwait (or the
 // next collective call completes it). A finite timeout cannot end a wait
@@ -58,7 +70,7 @@ herr_t request_specific(void* req, H5VL_request_specific_args_t* args) {
     case H5VL_REQUEST_GET_ERR_STACK:
       // A new stack each time it is asked for (H5ESget_err_info hands it to
       // the application, which closes it).
-      push_error("H5Fflush_async", r.error);
+      push_error(r.op, r.error);
       args->args.get_err_stack.err_stack_id = H5Eget_current_stack();
       return 0;
     case H5VL_REQUEST_GET_EXEC_TIME:
@@ -74,18 +86,35 @@ herr_t request_optional(void*, H5VL_optional_args_t*) {
   return -1;
 }
 
+// A close freed without a wait completes here (File::close_async's request:
+// collectively, as HDF5 frees the event set's operations on every rank).
 herr_t request_free(void* req) {
+  pending_closes().erase(static_cast<VolRequest*>(req));
   delete static_cast<VolRequest*>(req);
   return 0;
 }
 
 }  // namespace
 
-void hand_over(Request request, void** req) {
+void hand_over(Request request, void** req, const char* op) {
   if (!req) return request.wait();  // a synchronous call: complete it now
   *req = nullptr;
   if (request.test()) return request.wait();  // already complete: HDF5 keeps nothing
-  *req = new VolRequest{std::move(request), {}};
+  auto* r = new VolRequest{std::move(request), op, {}};
+  if (std::string_view(op) == "H5Fclose_async") pending_closes().insert(r);
+  *req = r;
+}
+
+void complete_pending_closes() {
+  for (VolRequest* r : pending_closes()) {
+    if (!r->error.empty() || r->request.test()) continue;
+    try {
+      r->request.wait();
+    } catch (const std::exception& e) {
+      r->error = e.what();
+      std::fprintf(stderr, "h5loom VOL connector: a file closed with H5Fclose_async, at exit: %s\n", e.what());
+    }
+  }
 }
 
 namespace routed {

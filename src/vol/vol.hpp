@@ -97,7 +97,9 @@ struct OpenFile {
   explicit OpenFile(File f) : file(std::move(f)) {}
   ~OpenFile();  // closes the file (collective), reporting errors on stderr
   // Closes now; errors become exceptions. Later calls of the destructor do nothing.
-  void close();
+  // With `req` (an H5Fclose_async) the close begins now and completes at the
+  // event set's wait (File::close_async).
+  void close(void** req = nullptr);
 };
 
 // What the connector hands HDF5 for a file, group, dataset or attribute on
@@ -290,6 +292,8 @@ uint64_t capability_flags(const std::string& config);
 void close_all_files();
 // Every close callback: deletes the object; if it was the last of its file,
 // closes the file (collective) and reports its errors (file.cpp).
-herr_t release(Object* o);
+// `req` (H5Fclose_async's event-set slot): the file's close, if this is its
+// last object, completes at the event set's wait.
+herr_t release(Object* o, void** req = nullptr);
 
 }  // namespace h5loom::vol

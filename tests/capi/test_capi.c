@@ -294,6 +294,27 @@ static void test_flush_async(const char* path, const char* engine) {
   OK(loom_file_flush_async(f, 0, &r));
   loom_request_free(r);
   FAILS_WITH(loom_file_flush_async(f, 1, NULL), LOOM_ERR_USAGE, "out");
+  FAILS_WITH(loom_file_close_async(f, NULL), LOOM_ERR_USAGE, "out");
+  /* loom_file_close_async frees the file handle; the close completes at the
+   * wait. A dataset handle still open is refused meanwhile. */
+  for (i = 0; i < 4; ++i) copied[i] = 100 + rank_ * 4 + i;
+  start[0] = 8 * (uint64_t)rank_ + 4;
+  sel = loom_select_box(1, start, count);
+  OK(loom_dataset_write(x, &sel, LOOM_FLOAT64, 4, copied, LOOM_WRITE_COPY));
+  OK(loom_file_close_async(f, &r));
+  for (i = 0; i < 4; ++i) copied[i] = -1;
+  sel = loom_select_all();
+  FAILS_WITH(loom_dataset_read(x, &sel, LOOM_FLOAT64, 8 * (size_t)nranks_, back), LOOM_ERR_USAGE, "closing");
+  OK(loom_object_close(x));
+  OK(loom_object_close(root));
+  OK(loom_test(r, &done));
+  CHECK(done == 0);
+  OK(loom_wait(r));
+  OK(loom_file_open(path, LOOM_MODE_READ, MPI_COMM_WORLD, engine, &f));
+  OK(loom_file_root(f, &root));
+  OK(loom_group_open_dataset(root, "x", &x));
+  OK(loom_dataset_read(x, &sel, LOOM_FLOAT64, 8 * (size_t)nranks_, back));
+  for (i = 0; i < 8 * nranks_; ++i) CHECK(back[i] == (i % 8 < 4 ? i : 100 + (i / 8) * 4 + i % 8 - 4));
   OK(loom_object_close(x));
   OK(loom_object_close(root));
   OK(loom_file_close(f));

@@ -4,7 +4,8 @@
  * H5Fflush_async returns at once and H5ESwait completes it, collectively. A
  * flush that fails (the disk "fills": RLIMIT_FSIZE) is reported by H5ESwait on
  * every rank, and H5ESget_err_info names the write that failed; what the
- * first flush made durable stays readable.
+ * first flush made durable stays readable. H5Fclose_async returns at once and
+ * H5ESwait completes the close.
  *
  *   mpirun -n N vol_async FILE */
 #include <hdf5.h>
@@ -111,6 +112,29 @@ int main(int argc, char** argv) {
   x = H5Dopen2(file, "x", H5P_DEFAULT);
   CHECK(H5Dread(x, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0);
   for (int i = 0; i < 8 * nranks; ++i) CHECK(back[i] == 0.5 + i);
+  H5Dclose(x);
+  H5Fclose(file);
+
+  /* 4. A file per checkpoint: H5Fclose_async returns at once (its data moves
+   * meanwhile) and H5ESwait completes the close, collectively. */
+  char ckpt[1024];
+  snprintf(ckpt, sizeof ckpt, "%s.ckpt", path);
+  es = H5EScreate();
+  file = H5Fcreate(ckpt, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  CHECK(file >= 0);
+  x = write_slice(file, "c", 4096, 3.0, es);
+  H5Dclose(x); /* the file is the last object: its close is the one that waits */
+  CHECK(H5Fclose_async(file, es) >= 0);
+  CHECK(H5ESget_count(es, &count) >= 0 && count == 1); /* the close */
+  CHECK(H5ESwait(es, H5ES_WAIT_FOREVER, &in_progress, &failed) >= 0);
+  CHECK(in_progress == 0 && !failed);
+  H5ESclose(es);
+  file = H5Fopen(ckpt, H5F_ACC_RDONLY, fapl);
+  CHECK(file >= 0);
+  x = H5Dopen2(file, "c", H5P_DEFAULT);
+  static double c[4096 * 4];
+  CHECK(nranks <= 4 && H5Dread(x, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, c) >= 0);
+  for (int i = 0; i < 4096 * nranks; ++i) CHECK(c[i] == 3.0 + i);
   H5Dclose(x);
   H5Fclose(file);
   H5Pclose(fapl);

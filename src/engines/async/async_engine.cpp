@@ -26,6 +26,10 @@
 //            them (flush_in_stages): its last stage - the log engine's commit
 //            record - waits for the next flush's collective part or a call
 //            that needs it complete, while its syncs run.
+//   begin_close()  (File::close_async) completes the pending flush and hands
+//            the staged writes and the close's local part (the inner
+//            prepare_flush) to the mover; close() follows at the program's
+//            wait and finds the data moved.
 //   others   wait until the mover is done with the file, so that the inner
 //            engine never sees two calls at once. Questions (shapes, listings,
 //            attribute reads) do only that: they stay local. Calls that make
@@ -128,8 +132,9 @@ struct AsyncFile : engine::ForwardingEngine::WrappedFile {
   bool handed_over = false;
   // A flush was made before close / close is running: the program's last
   // wait, at close, says nothing of the time it leaves the mover between
-  // flushes (there is no computation after the last step).
-  bool flushed = false, closing = false;
+  // flushes (there is no computation after the last step) - unless the close
+  // was begun earlier (close_async), which leaves the mover that time.
+  bool flushed = false, closing = false, close_begun = false;
   // Since the last flush: the time writes took on the program's thread
   // (written through); and when that flush was handed to the mover.
   int64_t through_ns = 0, flush_handed_ns = 0;
@@ -233,19 +238,7 @@ class AsyncEngine final : public engine::ForwardingEngine {
     // raised once this flush is on its way: the writes staged belong to this
     // one whatever happened to the one before.
     std::shared_ptr<FlushTicket> before = complete_pending(f);
-    Engine* inner = &this->inner();
-    FileHandle* inner_file = f.inner.get();
-    // A mover that is behind (writes go through) would only make the flush
-    // wait for a sync of its own: the flush's sync does it then.
-    const FlushLevel early =
-        settings_.write_through == Settings::Through::Auto && mover_behind ? FlushLevel::Visible : level;
-    f.staged.push_back(Task{[&f, inner, inner_file, early] {
-                              run_queued(f, "preparing a flush", "",
-                                         [&] { inner->prepare_flush(*inner_file, early); });
-                            },
-                            0});
-    send_staged(f);
-    f.flush_handed_ns = now_ns();
+    hand_over_with_prepared_flush(f, level);
     f.flushed = true;
     f.pending = std::make_shared<FlushTicket>();
     f.pending->level = level;
@@ -264,8 +257,20 @@ class AsyncEngine final : public engine::ForwardingEngine {
   // Its own flush() already leaves the inner flush's stages to later calls.
   RequestPtr flush_in_stages(FileHandle& fh) override { return flush(fh, FlushLevel::Durable); }
 
+  // close_async: the close's collective part waits for the program's wait;
+  // its data moves now. The pending flush completes first (this is a
+  // collective point), and its error, if any, is raised here.
+  void begin_close(FileHandle& fh) override {
+    auto& f = cast(fh);
+    std::shared_ptr<FlushTicket> before = complete_pending(f);
+    hand_over_with_prepared_flush(f, FlushLevel::Durable);
+    f.close_begun = true;
+    if (before && before->error.code) mpi::throw_error(before->error.code, before->error.msg);
+  }
+
   void close(FileHandle& fh) override {
     auto& f = cast(fh);
+    if (f.close_begun) leave_write_through_after_computing(f);
     // Everything staged moves and the pending flush completes; then a last
     // agreement on this rank's queued errors, since close() is a flush too.
     // The inner file is closed whatever happened.
@@ -405,7 +410,7 @@ class AsyncEngine final : public engine::ForwardingEngine {
   void wait_for_mover(AsyncFile& f) {
     const int64_t waited = Mover::instance().wait(f.in_flight);
     if (waited) note_blocked(f, "async_wait", waited);
-    if (f.handed_over && waited > kBehindNs && !(f.closing && f.flushed)) mover_behind = true;
+    if (f.handed_over && waited > kBehindNs && !(f.closing && f.flushed && !f.close_begun)) mover_behind = true;
     f.handed_over = false;
   }
 
@@ -452,15 +457,38 @@ class AsyncEngine final : public engine::ForwardingEngine {
     return older && older->error.code ? older : t;
   }
 
+  // The staged writes and the local part of a flush at `level` (the inner
+  // prepare_flush) go to the mover.
+  void hand_over_with_prepared_flush(AsyncFile& f, FlushLevel level) {
+    Engine* inner = &this->inner();
+    FileHandle* inner_file = f.inner.get();
+    // A mover that is behind (writes go through) would only make the flush
+    // wait for a sync of its own: the flush's sync does it then.
+    const FlushLevel early =
+        settings_.write_through == Settings::Through::Auto && mover_behind ? FlushLevel::Visible : level;
+    f.staged.push_back(Task{[&f, inner, inner_file, early] {
+                              run_queued(f, "preparing a flush", "",
+                                         [&] { inner->prepare_flush(*inner_file, early); });
+                            },
+                            0});
+    send_staged(f);
+    f.flush_handed_ns = now_ns();
+  }
+
+  // Writes went through since the last flush (or begun close), and the
+  // program then left the mover time - twice as much as they took, and
+  // kComputeNs more: copying pays again. (The time also holds the program's
+  // own calls and, with more ranks than cores, waits for the other ranks -
+  // not computation.)
+  static void leave_write_through_after_computing(AsyncFile& f) {
+    if (f.through_ns > 0 && now_ns() - f.flush_handed_ns >= 2 * f.through_ns + kComputeNs) mover_behind = false;
+    f.through_ns = 0;
+  }
+
   // Collective: the collective part of the flush `t`, once the mover has run
   // everything before it.
   void complete(AsyncFile& f, const std::shared_ptr<FlushTicket>& t) {
-    // Writes went through since the last flush, and the program then left
-    // the mover time - twice as much as they took, and kComputeNs more:
-    // copying pays again. (The time also holds the program's own calls and,
-    // with more ranks than cores, waits for the other ranks - not computation.)
-    if (f.through_ns > 0 && now_ns() - f.flush_handed_ns >= 2 * f.through_ns + kComputeNs) mover_behind = false;
-    f.through_ns = 0;
+    leave_write_through_after_computing(f);
     wait_for_mover(f);
     // The inner flush runs even after a write failed on some rank: it lets go
     // of the buffers lent until this flush, which the program may free once

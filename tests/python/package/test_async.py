@@ -122,3 +122,37 @@ def test_a_stack_with_async_twice_is_refused(tmp_path, comm):
         pytest.skip("one rank is enough")
     with pytest.raises(h5loom.ConfigError, match="stacked twice"):
         h5loom.File(tmp_path / "twice.h5", "w", engine={"engine": "log", "wrappers": ["async", "async"]})
+
+
+@pytest.mark.parametrize("engine", ENGINES + ["log"])
+def test_close_async_stores_every_write_when_waited_for(shared_path, comm, engine):
+    r, n = comm.rank, comm.size
+    path = shared_path / "closing.h5"
+    f = h5loom.File(path, "w", comm=comm, engine=engine)
+    ds = f.create_dataset("x", shape=(n, 1000), dtype="f8")
+    a = np.arange(1000.0) + 1000 * r
+    ds[r] = a
+    a[:] = -1.0  # copied: free at once
+    req = f.close_async()
+    assert isinstance(req, h5loom.Request)
+    assert not f.is_open and not req.done()
+    with pytest.raises(h5loom.UsageError, match="closing"):
+        ds[...]
+    with req:  # waits when the block ends
+        pass
+    assert req.done()
+    f.close()  # closed already: harmless
+    with h5loom.File(path, "r", comm=comm) as f:
+        np.testing.assert_array_equal(f["x"][...], np.arange(1000.0 * n).reshape(n, 1000))
+
+
+def test_close_completes_a_close_begun_asynchronously(shared_path, comm):
+    r, n = comm.rank, comm.size
+    path = shared_path / "closed-by-with.h5"
+    with h5loom.File(path, "w", comm=comm, engine="async+log") as f:
+        f.create_dataset("x", shape=(n,), dtype="i4")[r] = r + 10
+        req = f.close_async()
+    assert req.done()  # the with block's close completed it
+    req.wait()
+    with h5loom.File(path, "r", comm=comm) as f:
+        np.testing.assert_array_equal(f["x"][...], np.arange(n, dtype="i4") + 10)

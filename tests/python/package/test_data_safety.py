@@ -9,6 +9,7 @@ or RLIMIT_FSIZE, in a child process.
 import json
 import os
 import pathlib
+import re
 import shutil
 import struct
 import subprocess
@@ -716,3 +717,50 @@ def test_leaving_a_with_block_on_one_rank_ends_the_job(tmp_path, engine):
     assert code == 3, out
     with h5loom.File(tmp_path / "w.h5", "r") as f:
         np.testing.assert_array_equal(f["x"][...], np.ones(4))
+
+
+FAILING_CLOSE_ASYNC = r"""
+import os, sys, time
+from mpi4py import MPI
+import numpy as np
+import h5loom
+comm = MPI.COMM_WORLD
+f = h5loom.File(sys.argv[1], "w", comm=comm, engine=sys.argv[2])
+r = comm.rank
+f.create_dataset("kept", shape=(2000,), dtype="f8")[1000 * r:1000 * r + 1000] = np.arange(1000.0) + r
+f.flush()
+os.environ["H5LOOM_FAULT_CALL"] = "pwrite"  # from here on, writes to the log fail
+n = 1 << 18  # 2 MiB per rank: async+log writes it into the rank's region on its background thread
+f.create_dataset("lost", shape=(2 * n,), dtype="f8")[n * r:n * r + n] = np.ones(n)
+req = f.close_async()
+time.sleep(0.05)  # the program computes; the data moves (and fails) meanwhile
+said = []
+try:
+    req.wait()
+    said.append(f"{r} wait did not raise")
+except h5loom.IOError as e:
+    said.append(f"{r} wait raised: {e}")
+said.append(f"{r} after: done {req.done()}, open {f.is_open}")
+for lines in comm.gather(said) or []:
+    print("\n".join(lines))
+"""
+
+
+@pytest.mark.parametrize("engine", ["log", "async+log"])
+def test_a_failed_write_under_close_async_is_raised_at_the_wait_on_every_rank(tmp_path, engine):
+    """close_async returns at once; a write that then fails (on the async
+    wrapper's background thread) is raised by the request's wait, on every
+    rank, naming the file, and what the last flush committed stays readable."""
+    if not SHIM.exists():
+        pytest.skip("fault shim not built")
+    path = tmp_path / "f.h5"
+    env = {"LD_PRELOAD": str(SHIM), "H5LOOM_FAULT_PATH": ".loom/log", "H5LOOM_FAULT_ERRNO": "28"}
+    code, out = mpirun(sys.executable, "-c", FAILING_CLOSE_ASYNC, path, engine, env=env)
+    assert code == 0, out
+    for rank in (0, 1):
+        assert re.search(rf"{rank} wait raised: .*{re.escape(str(path))}", out), out
+        assert f"{rank} after: done True, open False" in out, out
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["kept"][...], np.concatenate([np.arange(1000.0), np.arange(1000.0) + 1]))
+        assert "lost" not in f
+    assert cli("verify", path).returncode == 0
