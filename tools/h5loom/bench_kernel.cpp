@@ -19,6 +19,14 @@ void StepClock::end_step(File& f) {
   mark_ = MPI_Wtime();
 }
 
+void StepClock::end_file(File& f) {
+  Request closed = f.close_async();
+  blocked_.push_back(MPI_Wtime() - mark_);
+  compute_phase(compute_, busy_);
+  mark_ = MPI_Wtime();
+  closed.wait();
+}
+
 void StepClock::finish() {
   if (blocked_.empty()) blocked_.push_back(0);
   blocked_.back() += MPI_Wtime() - mark_;

@@ -20,6 +20,10 @@ class StepClock {
   // (File::flush_async: an async engine completes it in the next collective
   // call), then the compute phase.
   void end_step(File& f);
+  // A file's last step: its close returns at once (File::close_async: an
+  // async engine moves the data meanwhile), the compute phase runs, then
+  // the close completes - waited for as blocked time (finish() counts it).
+  void end_file(File& f);
   // After the file's close: the time since the last compute phase is the last step's.
   void finish();
   // Runs the kernel's own work (making the values to write): not I/O, so not blocked time.
