@@ -143,7 +143,9 @@ loom_status loom_test(loom_request* r, int* done);
 loom_status loom_wait(loom_request* r);
 /* Frees a request without waiting: a flush still completes, at the next
  * collective call on the file, which returns its error if it failed; a close
- * completes here (collectively, like loom_wait), its error only printed. */
+ * completes (collectively, its error only printed) when the file's last
+ * handle is gone: here, or at the last loom_object_close of its groups and
+ * datasets. */
 void loom_request_free(loom_request* r);
 /* A close that returns at once (collective): frees the file handle, and *out
  * completes the close at loom_wait, collectively, returning its error on every

@@ -84,6 +84,7 @@ class Request {
   std::weak_ptr<detail::FileState> file_;
   std::string filename_;  // for the message when the file went first
   engine::RequestPtr request_;
+  bool closes_file_ = false;  // File::close_async's, not a flush's
 };
 
 // Anything that can carry attributes: the file's root group, a group, a dataset.

@@ -30,6 +30,8 @@ struct FileState {
   // Between File::close_async and the close's completion: not open (every
   // call but close raises), but the engine still holds the file.
   bool closing = false;
+  // close_on_error gave up (the other ranks did not close): never closed.
+  bool abandoned = false;
   std::size_t unflushed_puts = 0;  // writes put on this rank since the last flush point
   // The datasets opened, by path. Every name of one dataset (soft and hard
   // links) shares one entry when the engine has tokens: a change of shape

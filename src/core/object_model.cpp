@@ -39,14 +39,13 @@ std::string join_path(const std::string& group, const std::string& name) {
 }
 
 FileState::~FileState() {
-  if (!open && !closing) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized) {  // a close is collective: it cannot run any more
-    std::fprintf(stderr, "h5loom: %s was not closed before MPI was finalised; writes since its last flush are lost\n",
-                 describe_file().c_str());
-    (void)handle.release();  // its destructor may make MPI calls: leaked, like the communicators
-    return;
+  if ((open || closing) && finalized) {  // a close is collective: it cannot run any more
+    std::fprintf(stderr, "h5loom: %s was not closed before MPI was finalised%s\n", describe_file().c_str(),
+                 mode == Mode::Read ? "" : "; writes since its last flush are lost");
+    open = closing = false, abandoned = true;
+    (void)handle.release();  // as in close_on_error
   }
   try {
     if (std::uncaught_exceptions() > 0) close_on_error();  // this rank is leaving because of an error
@@ -54,6 +53,9 @@ FileState::~FileState() {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "h5loom: error while closing %s: %s\n", describe_file().c_str(), e.what());
   }
+  // An engine's background thread may still hold tasks of a file that could
+  // not close (their handle leaked): the engine they use is leaked too.
+  if (abandoned) (void)engine.release();
 }
 
 void FileState::close_on_error(const std::string& error) {
@@ -74,6 +76,7 @@ void FileState::close_on_error(const std::string& error) {
                                      : " (H5LOOM_ABORT_ON_ERROR=0)");
   std::fflush(stderr);
   if (mpi::abort_on_error()) MPI_Abort(comm, 1);
+  abandoned = true;
   (void)handle.release();  // its destructor may be collective: leaked, like the communicator
 }
 
@@ -106,16 +109,18 @@ void FileState::begin_close() {
   profile::Scope prof(profile::Layer::Api, profile::Kind::Meta, "close_async", filename);
   open = false, closing = true;
   unflushed_puts = 0;
-  try {
-    engine->begin_close(*handle);
-  } catch (...) {  // raised on every rank (a collective call): the close completes now, on every rank
-    std::exception_ptr first = std::current_exception();
-    try {
-      close();
-    } catch (...) {  // the handle is gone; the first error is the one to report
-    }
-    std::rethrow_exception(first);
+  // An engine raises its errors on every rank; one that failed on one rank
+  // alone (no memory) must not leave that rank in close() while the others
+  // go on: the ranks agree on the outcome first.
+  mpi::CaughtError failed;
+  failed.run([&] { engine->begin_close(*handle); });
+  if (size > 1) mpi::share_first_error(comm, rank, failed);
+  if (!failed.code) return;
+  try {  // the close completes now, on every rank
+    close();
+  } catch (...) {  // the handle is gone; the first error is the one to report
   }
+  mpi::throw_error(failed.code, failed.msg);
 }
 
 void FileState::close() {
@@ -548,6 +553,7 @@ std::vector<std::string> Group::list() const {
 
 void Group::visit(const std::function<void(const std::string& path, ObjectKind kind)>& fn) const {
   auto& f = state();
+  f.require_open("visit group '" + path_ + "'");  // before the engine call below
   // With hard links an object can be met twice, and a group can hold a name
   // of one above it: objects already met (by token) are skipped.
   const bool several_names = f.supports("hard_links");
@@ -876,7 +882,12 @@ class CloseRequest final : public engine::Request {
  public:
   explicit CloseRequest(std::shared_ptr<detail::FileState> f) : file_(std::move(f)) {}
   bool test() override { return !file_->closing; }
-  void wait() override { file_->close(); }
+  void wait() override {
+    file_->close();
+    if (file_->abandoned)  // left unclosed by close_on_error: nothing was closed
+      throw UsageError("the close of " + file_->describe_file() +
+                       " did not complete: the file was left unclosed on an error (close_on_error)");
+  }
 
  private:
   std::shared_ptr<detail::FileState> file_;
@@ -887,7 +898,9 @@ Request File::close_async() {
   if (!f.open && !f.closing) return Request();  // closing twice is harmless, as close()
   f.require_open("close");                      // raises for a close already begun
   f.begin_close();
-  return Request(file_, f.filename, std::make_unique<CloseRequest>(file_));
+  Request closing(file_, f.filename, std::make_unique<CloseRequest>(file_));
+  closing.closes_file_ = true;
+  return closing;
 }
 
 bool Request::test() { return !request_ || request_->test(); }
@@ -898,6 +911,11 @@ void Request::wait() {
   // A flush the file's close completed has its outcome (and touches nothing
   // else); one the file lost (left unclosed on an error) cannot complete any more.
   const std::shared_ptr<detail::FileState> f = file_.lock();
+  // A flush of a closing file completes with its close (close_async):
+  // nothing else may touch the file until then.
+  if (!r->test() && f && f->closing && !closes_file_)
+    throw UsageError("cannot wait for a flush of " + f->describe_file() +
+                     ": it is closing (close_async), and its close completes the flush: wait for the close");
   if (!r->test() && (!f || (!f->open && !f->closing)))
     throw UsageError("cannot wait for a flush of file '" + filename_ + "': the file was closed before it completed");
   r->wait();

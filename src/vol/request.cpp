@@ -7,10 +7,11 @@
 // copied or written before it returns), and HDF5 then keeps no request for it.
 #include "vol/request.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <set>
 #include <string_view>
+#include <vector>
 
 #include "vol/vol.hpp"
 
@@ -26,10 +27,12 @@ struct VolRequest {
 
 VolRequest& as_request(void* req) { return *static_cast<VolRequest*>(req); }
 
-// The closes HDF5 holds requests for: at exit, those never waited for
-// complete before MPI is finalised (complete_pending_closes).
-std::set<VolRequest*>& pending_closes() {
-  static std::set<VolRequest*> closes;
+// The closes HDF5 holds requests for, in the order they were begun: at
+// exit, those never waited for complete before MPI is finalised
+// (complete_pending_closes) - in that order, the same on every rank, since
+// each close is collective on its own file's ranks.
+std::vector<VolRequest*>& pending_closes() {
+  static std::vector<VolRequest*> closes;
   return closes;
 }
 
@@ -89,7 +92,8 @@ herr_t request_optional(void*, H5VL_optional_args_t*) {
 // A close freed without a wait completes here (File::close_async's request:
 // collectively, as HDF5 frees the event set's operations on every rank).
 herr_t request_free(void* req) {
-  pending_closes().erase(static_cast<VolRequest*>(req));
+  auto& closes = pending_closes();
+  closes.erase(std::remove(closes.begin(), closes.end(), static_cast<VolRequest*>(req)), closes.end());
   delete static_cast<VolRequest*>(req);
   return 0;
 }
@@ -101,11 +105,14 @@ void hand_over(Request request, void** req, const char* op) {
   *req = nullptr;
   if (request.test()) return request.wait();  // already complete: HDF5 keeps nothing
   auto* r = new VolRequest{std::move(request), op, {}};
-  if (std::string_view(op) == "H5Fclose_async") pending_closes().insert(r);
+  if (std::string_view(op) == "H5Fclose_async") pending_closes().push_back(r);
   *req = r;
 }
 
 void complete_pending_closes() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;  // the files' state reports them not closed
   for (VolRequest* r : pending_closes()) {
     if (!r->error.empty() || r->request.test()) continue;
     try {

@@ -100,3 +100,29 @@ TEST_F(file, OtherFilesGoOnWhileOneCloses) {
               ramp(R * n, double(k * 1000000)))
         << "file " << k;
 }
+
+TEST_F(file, AFlushPendingAtCloseAsyncCompletesWithTheClose) {
+  // With the async wrapper a flush may still be pending when the close
+  // begins: the close completes it, and its request cannot be waited until
+  // then. Writes made after it (the second file) go after it.
+  const uint64_t n = 2000, r = uint64_t(rank()), R = uint64_t(nranks());
+  const auto mine = Selection::box({r * n}, {n});
+  for (int later_writes = 0; later_writes < 2; ++later_writes) {
+    auto path = file_path("pending" + std::to_string(later_writes));
+    {
+      auto f = File::create(path, options());
+      auto a = f.create_dataset<double>("a", {R * n});
+      a.write_copy(mine, ramp(n, double(r * n)));
+      Request flushed = f.flush_async();
+      if (later_writes) a.write_copy(mine, ramp(n, double(r * n) + 0.25));  // wins over the first
+      Request closed = f.close_async();
+      if (!flushed.test()) EXPECT_THROW(flushed.wait(), UsageError);
+      closed.wait();
+      EXPECT_TRUE(flushed.test());
+      EXPECT_NO_THROW(flushed.wait());
+    }
+    EXPECT_EQ(File::open(path, Mode::Read, options()).dataset("a").read<double>(),
+              ramp(R * n, later_writes ? 0.25 : 0.0))
+        << "writes after the flush: " << later_writes;
+  }
+}

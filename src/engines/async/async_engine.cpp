@@ -258,13 +258,17 @@ class AsyncEngine final : public engine::ForwardingEngine {
   RequestPtr flush_in_stages(FileHandle& fh) override { return flush(fh, FlushLevel::Durable); }
 
   // close_async: the close's collective part waits for the program's wait;
-  // its data moves now. The pending flush completes first (this is a
-  // collective point), and its error, if any, is raised here.
+  // its data moves now. A pending flush with nothing staged after it stays
+  // pending - its data is moving already - and close() completes it. Writes
+  // staged after a pending flush belong after its collective part, which
+  // waits for the mover: then, and only then, this call blocks (and its
+  // error, if any, is raised here).
   void begin_close(FileHandle& fh) override {
     auto& f = cast(fh);
-    std::shared_ptr<FlushTicket> before = complete_pending(f);
-    hand_over_with_prepared_flush(f, FlushLevel::Durable);
     f.close_begun = true;
+    std::shared_ptr<FlushTicket> before;
+    if (f.pending && !f.staged.empty()) before = complete_pending(f);
+    hand_over_with_prepared_flush(f, FlushLevel::Durable);  // no write: it may follow a pending flush
     if (before && before->error.code) mpi::throw_error(before->error.code, before->error.msg);
   }
 

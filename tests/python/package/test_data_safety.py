@@ -764,3 +764,15 @@ def test_a_failed_write_under_close_async_is_raised_at_the_wait_on_every_rank(tm
         np.testing.assert_array_equal(f["kept"][...], np.concatenate([np.arange(1000.0), np.arange(1000.0) + 1]))
         assert "lost" not in f
     assert cli("verify", path).returncode == 0
+
+
+
+def test_a_close_request_dropped_after_mpi_finalize_says_so_without_crashing(tmp_path):
+    """The file's close (close_async, never waited) cannot run after MPI_Finalize:
+    the library says so, and the async wrapper's background thread, still moving
+    the file's writes, does not crash the program."""
+    code, out = mpirun(BUILD / "tests" / "close_after_finalize", tmp_path / "late.h5")
+    assert code == 0, out
+    for rank in (0, 1):
+        assert f"rank {rank}: after the request" in out, out
+    assert "was not closed before MPI was finalised" in out, out
