@@ -885,8 +885,9 @@ class CloseRequest final : public engine::Request {
   void wait() override {
     file_->close();
     if (file_->abandoned)  // left unclosed by close_on_error: nothing was closed
-      throw UsageError("the close of " + file_->describe_file() +
-                       " did not complete: the file was left unclosed on an error (close_on_error)");
+      throw IOError("the close of " + file_->describe_file() +
+                    " did not complete: the file was left unclosed on an error (close_on_error); writes since its "
+                    "last flush are lost");
   }
 
  private:
