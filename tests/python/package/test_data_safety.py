@@ -776,3 +776,32 @@ def test_a_close_request_dropped_after_mpi_finalize_says_so_without_crashing(tmp
     for rank in (0, 1):
         assert f"rank {rank}: after the request" in out, out
     assert "was not closed before MPI was finalised" in out, out
+
+
+LEAVE_A_CLOSING_BLOCK = r"""
+import sys
+from mpi4py import MPI
+import numpy as np
+import h5loom
+comm = MPI.COMM_WORLD
+f = h5loom.File(sys.argv[1], "w", comm=comm, engine="async+log")
+f.create_dataset("x", shape=(2 * comm.size,), dtype="f8")[2 * comm.rank:2 * comm.rank + 2] = 1.0
+try:
+    with f.close_async():  # the close completes when the block ends
+        if comm.rank == 0:
+            raise RuntimeError("the analysis failed")
+except RuntimeError:
+    print(f"rank {comm.rank} caught it; file open: {f.is_open}")
+    sys.exit(3)
+print(f"rank {comm.rank} closed")
+"""
+
+
+def test_leaving_a_close_async_block_on_one_rank_still_closes_the_file(tmp_path):
+    """The rank that leaves the block by an exception closes with close_on_error,
+    which meets the other rank's close: the file is closed on both."""
+    code, out = mpirun(sys.executable, "-c", LEAVE_A_CLOSING_BLOCK, tmp_path / "c.h5")
+    assert code == 3, out
+    assert "rank 0 caught it; file open: False" in out and "rank 1 closed" in out, out
+    with h5loom.File(tmp_path / "c.h5", "r") as f:
+        np.testing.assert_array_equal(f["x"][...], np.ones(4))
