@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "h5loom/h5loom.hpp"
 
@@ -42,6 +44,12 @@ class ConformanceTest : public ::testing::Test {
  protected:
   int rank() const { return env().rank; }
   int nranks() const { return env().size; }
+  // n values from `from` up, one apart: a rank's part of a dataset.
+  static std::vector<double> ramp(std::size_t n, double from) {
+    std::vector<double> v(n);
+    std::iota(v.begin(), v.end(), from);
+    return v;
+  }
 };
 
 }  // namespace conformance

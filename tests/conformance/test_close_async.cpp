@@ -2,20 +2,10 @@
 // (File::close_async) and complete at the request's wait(). Every engine
 // passes them; with the async wrapper the file's data moves on its
 // background thread between the two, while the test goes on.
-#include <numeric>
-
 #include "conformance.hpp"
 
 using namespace h5loom;
 H5LOOM_CONFORMANCE_GROUP(file, "file");
-
-namespace {
-std::vector<double> ramp(std::size_t n, double from) {
-  std::vector<double> v(n);
-  std::iota(v.begin(), v.end(), from);
-  return v;
-}
-}  // namespace
 
 TEST_F(file, ACloseBegunAsynchronouslyStoresEveryWriteWhenWaitedFor) {
   auto path = file_path();

@@ -3,20 +3,10 @@
 // passes them; with the async wrapper they exercise its background thread:
 // the writes move while the test goes on, and the flush completes at wait()
 // or at the next collective call.
-#include <numeric>
-
 #include "conformance.hpp"
 
 using namespace h5loom;
 H5LOOM_CONFORMANCE_GROUP(file, "file");
-
-namespace {
-std::vector<double> ramp(std::size_t n, double from) {
-  std::vector<double> v(n);
-  std::iota(v.begin(), v.end(), from);
-  return v;
-}
-}  // namespace
 
 TEST_F(file, BuffersReusedOrFreedRightAfterAWriteDoNotChangeWhatIsStored) {
   auto path = file_path();

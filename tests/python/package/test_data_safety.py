@@ -628,8 +628,10 @@ def mpirun(*args, env=None, timeout=120):
     return res.returncode, res.stdout + res.stderr
 
 
-FAILING_INDEX_RECORD = r"""
-import os, sys
+# The start of a 2-rank script: dataset "kept" is flushed, then writes to the
+# log fail (after H5LOOM_FAULT_SKIP of them) - checked by kept_but_not_lost.
+KEPT_THEN_FAILING_WRITES = r"""
+import os, sys, time
 from mpi4py import MPI
 import numpy as np
 import h5loom
@@ -638,7 +640,19 @@ f = h5loom.File(sys.argv[1], "w", comm=comm, engine=sys.argv[2])
 r = comm.rank
 f.create_dataset("kept", shape=(2000,), dtype="f8")[1000 * r:1000 * r + 1000] = np.arange(1000.0) + r
 f.flush()
-os.environ["H5LOOM_FAULT_CALL"] = "pwrite"  # from here on (after H5LOOM_FAULT_SKIP of them), log writes fail
+os.environ["H5LOOM_FAULT_CALL"] = "pwrite"  # from here on, log writes fail
+"""
+
+
+def kept_but_not_lost(path):
+    """What KEPT_THEN_FAILING_WRITES flushed is there, nothing after it, and the file verifies."""
+    with h5loom.File(path, "r") as f:
+        np.testing.assert_array_equal(f["kept"][...], np.concatenate([np.arange(1000.0), np.arange(1000.0) + 1]))
+        assert "lost" not in f
+    assert cli("verify", path).returncode == 0
+
+
+FAILING_INDEX_RECORD = KEPT_THEN_FAILING_WRITES + r"""
 f.create_dataset("lost", shape=(2000,), dtype="f8")[1000 * r:1000 * r + 1000] = np.ones(1000)
 said = []
 try:
@@ -671,10 +685,7 @@ def test_a_failed_index_record_on_rank_0_is_raised_on_every_rank(tmp_path, engin
     for rank in (0, 1):
         assert f"{rank} flush raised: writing an index record" in out, out
         assert f"{rank} close raised: True" in out, out
-    with h5loom.File(path, "r") as f:
-        np.testing.assert_array_equal(f["kept"][...], np.concatenate([np.arange(1000.0), np.arange(1000.0) + 1]))
-        assert "lost" not in f
-    assert cli("verify", path).returncode == 0
+    kept_but_not_lost(path)
 
 
 def test_a_cpp_exception_on_one_rank_ends_the_job_instead_of_hanging(tmp_path):
@@ -719,17 +730,7 @@ def test_leaving_a_with_block_on_one_rank_ends_the_job(tmp_path, engine):
         np.testing.assert_array_equal(f["x"][...], np.ones(4))
 
 
-FAILING_CLOSE_ASYNC = r"""
-import os, sys, time
-from mpi4py import MPI
-import numpy as np
-import h5loom
-comm = MPI.COMM_WORLD
-f = h5loom.File(sys.argv[1], "w", comm=comm, engine=sys.argv[2])
-r = comm.rank
-f.create_dataset("kept", shape=(2000,), dtype="f8")[1000 * r:1000 * r + 1000] = np.arange(1000.0) + r
-f.flush()
-os.environ["H5LOOM_FAULT_CALL"] = "pwrite"  # from here on, writes to the log fail
+FAILING_CLOSE_ASYNC = KEPT_THEN_FAILING_WRITES + r"""
 n = 1 << 18  # 2 MiB per rank: async+log writes it into the rank's region on its background thread
 f.create_dataset("lost", shape=(2 * n,), dtype="f8")[n * r:n * r + n] = np.ones(n)
 req = f.close_async()
@@ -760,10 +761,7 @@ def test_a_failed_write_under_close_async_is_raised_at_the_wait_on_every_rank(tm
     for rank in (0, 1):
         assert re.search(rf"{rank} wait raised: .*{re.escape(str(path))}", out), out
         assert f"{rank} after: done True, open False" in out, out
-    with h5loom.File(path, "r") as f:
-        np.testing.assert_array_equal(f["kept"][...], np.concatenate([np.arange(1000.0), np.arange(1000.0) + 1]))
-        assert "lost" not in f
-    assert cli("verify", path).returncode == 0
+    kept_but_not_lost(path)
 
 
 
