@@ -907,16 +907,17 @@ Request File::close_async() {
 bool Request::test() { return !request_ || request_->test(); }
 
 void Request::wait() {
-  engine::RequestPtr r = std::move(request_);
-  if (!r) return;
-  // A flush the file's close completed has its outcome (and touches nothing
-  // else); one the file lost (left unclosed on an error) cannot complete any more.
+  if (!request_) return;
   const std::shared_ptr<detail::FileState> f = file_.lock();
   // A flush of a closing file completes with its close (close_async):
-  // nothing else may touch the file until then.
-  if (!r->test() && f && f->closing && !closes_file_)
+  // nothing else may touch the file until then. The request stays, to be
+  // waited for after the close, with the flush's outcome.
+  if (f && f->closing && !closes_file_ && !request_->test())
     throw UsageError("cannot wait for a flush of " + f->describe_file() +
                      ": it is closing (close_async), and its close completes the flush: wait for the close");
+  engine::RequestPtr r = std::move(request_);  // later waits return at once, whatever this one raises
+  // A flush the file's close completed has its outcome (and touches nothing
+  // else); one the file lost (left unclosed on an error) cannot complete any more.
   if (!r->test() && (!f || (!f->open && !f->closing)))
     throw UsageError("cannot wait for a flush of file '" + filename_ + "': the file was closed before it completed");
   r->wait();

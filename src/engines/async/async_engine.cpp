@@ -26,10 +26,11 @@
 //            them (flush_in_stages): its last stage - the log engine's commit
 //            record - waits for the next flush's collective part or a call
 //            that needs it complete, while its syncs run.
-//   begin_close()  (File::close_async) completes the pending flush and hands
-//            the staged writes and the close's local part (the inner
-//            prepare_flush) to the mover; close() follows at the program's
-//            wait and finds the data moved.
+//   begin_close()  (File::close_async) hands the staged writes and the
+//            close's local part (the inner prepare_flush) to the mover;
+//            close() follows at the program's wait and finds the data moved.
+//            A pending flush stays pending for close() to complete, unless
+//            writes were staged after it: they must wait for it.
 //   others   wait until the mover is done with the file, so that the inner
 //            engine never sees two calls at once. Questions (shapes, listings,
 //            attribute reads) do only that: they stay local. Calls that make
