@@ -38,6 +38,9 @@ module h5loom
   type, public :: loom_object   ! a group (the root too) or a dataset
     type(c_ptr) :: p = c_null_ptr
   end type
+  type, public :: loom_request  ! a flush or close that completes later (docs/async.md)
+    type(c_ptr) :: p = c_null_ptr
+  end type
   type, public :: loom_nc_file
     type(c_ptr) :: p = c_null_ptr
   end type
@@ -69,6 +72,7 @@ module h5loom
 
   public :: loom_error_message
   public :: loom_file_create, loom_file_open, loom_file_flush, loom_file_close, loom_file_root
+  public :: loom_file_flush_async, loom_file_close_async, loom_test, loom_wait
   public :: loom_create_dataset, loom_open_dataset, loom_dataset_write, loom_dataset_read, loom_object_close
   public :: loom_attr_write, loom_attr_write_text
   public :: loom_series_create, loom_series_close, loom_series_write_step, loom_step_end, loom_step_free
@@ -145,6 +149,30 @@ module h5loom
       import :: c_int, c_ptr
       type(c_ptr), value :: f
       integer(c_int) :: c_file_close
+    end function
+    function c_file_flush_async(f, durable, out) bind(c, name="loom_file_flush_async")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int), value :: durable
+      type(c_ptr) :: out
+      integer(c_int) :: c_file_flush_async
+    end function
+    function c_file_close_async(f, out) bind(c, name="loom_file_close_async")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      type(c_ptr) :: out
+      integer(c_int) :: c_file_close_async
+    end function
+    function c_test(r, done) bind(c, name="loom_test")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      integer(c_int) :: done
+      integer(c_int) :: c_test
+    end function
+    function c_wait(r) bind(c, name="loom_wait")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      integer(c_int) :: c_wait
     end function
     function c_file_root(f, out) bind(c, name="loom_file_root")
       import :: c_int, c_ptr
@@ -559,6 +587,47 @@ contains
     type(loom_file), intent(inout) :: file
     status = c_file_close(file%p)
     file%p = c_null_ptr
+  end function
+
+  !> A flush point that returns at once (durable unless `durable` is .false.);
+  !> with the async wrapper the data moves while the program computes, and
+  !> the flush completes at loom_wait or the next collective call.
+  integer function loom_file_flush_async(file, request, durable) result(status)
+    type(loom_file), intent(in) :: file
+    type(loom_request), intent(out) :: request
+    logical, intent(in), optional :: durable
+    integer(c_int) :: level
+    level = 1
+    if (present(durable)) then
+      if (.not. durable) level = 0
+    end if
+    status = c_file_flush_async(file%p, level, request%p)
+  end function
+
+  !> A close that returns at once: `file` is freed, and loom_wait(request)
+  !> completes the close (collective), returning its error on every rank.
+  integer function loom_file_close_async(file, request) result(status)
+    type(loom_file), intent(inout) :: file
+    type(loom_request), intent(out) :: request
+    status = c_file_close_async(file%p, request%p)
+    file%p = c_null_ptr
+  end function
+
+  !> Local, never blocks: `done` once the request has completed.
+  integer function loom_test(request, done) result(status)
+    type(loom_request), intent(in) :: request
+    logical, intent(out) :: done
+    integer(c_int) :: flag
+    flag = 0
+    status = c_test(request%p, flag)
+    done = flag /= 0
+  end function
+
+  !> Waits for the request (collective) and frees it, even on error.
+  integer function loom_wait(request) result(status)
+    type(loom_request), intent(inout) :: request
+    status = c_wait(request%p)
+    request%p = c_null_ptr
   end function
 
   integer function loom_file_root(file, root) result(status)

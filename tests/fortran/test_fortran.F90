@@ -2,7 +2,8 @@
 ! Fortran order (each rank its columns) reads back element for element; the
 ! series veneer's particles and fields land where openPMD puts them; a netCDF
 ! variable over Fortran-order dimensions round-trips with its attributes; a
-! bad call returns an error whose message names what is wrong.
+! flush and a close through the async wrapper return at once and complete at
+! loom_wait; a bad call returns an error whose message names what is wrong.
 !   test_fortran DIR ENGINE   (under mpirun)
 program test_fortran
   use, intrinsic :: iso_c_binding
@@ -10,16 +11,17 @@ program test_fortran
   use h5loom
   implicit none
 
-  integer :: ierr, rank, nranks, failures = 0, checks = 0
+  integer :: ierr, rank, nranks, provided, failures = 0, checks = 0
   character(len=512) :: dir, engine
 
-  call MPI_Init(ierr)
+  call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)  ! FUNNELED: the async wrapper (test_requests)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
   call get_command_argument(1, dir)
   call get_command_argument(2, engine)
 
   call test_datasets()
+  call test_requests()
   call test_series()
   call test_netcdf()
 
@@ -90,6 +92,60 @@ contains
     end do
     call expect(loom_open_dataset(root, 'nope', ds) /= LOOM_OK, 'a missing dataset is an error')
     call expect(index(loom_error_message(), 'nope') > 0, 'the message names it')
+    call ok(loom_object_close(root), 'close the root')
+    call ok(loom_file_close(f), 'close the file')
+  end subroutine
+
+  ! Flush and close requests through the async wrapper over the engine: rank r
+  ! writes column r+1 of a 4 x nranks array (copied: the array is reused at
+  ! once); the flush and the close return at once and complete at loom_wait.
+  subroutine test_requests()
+    type(loom_file) :: f
+    type(loom_object) :: root, ds
+    type(loom_request) :: req
+    real(c_double) :: column(4, 1), all(4, nranks)
+    logical :: done
+    integer :: i, j
+    character(len=:), allocatable :: stack
+    stack = '{"engine": "' // trim(engine) // '", "wrappers": ["async"]}'
+    column(:, 1) = [(10d0 * rank + i, i = 1, 4)]
+    call ok(loom_file_create(path_of('requests'), f, engine=stack), 'create a file through the async wrapper')
+    call ok(loom_file_root(f, root), 'the root group')
+    call ok(loom_create_dataset(root, 'c', LOOM_FLOAT64, [4_c_int64_t, int(nranks, c_int64_t)], ds), 'a dataset')
+    call ok(loom_dataset_write(ds, column, [1_c_int64_t, int(rank + 1, c_int64_t)], [4_c_int64_t, 1_c_int64_t]), &
+            'write my column')
+    column = -1d0  ! copied by the write
+    call ok(loom_file_flush_async(f, req), 'a flush that returns at once')
+    call ok(loom_test(req, done), 'ask whether the flush is done')
+    call ok(loom_wait(req), 'wait for the flush')
+    call expect(.not. c_associated(req%p), 'the flush request is freed')
+    call ok(loom_object_close(ds), 'close the dataset')
+    call ok(loom_create_dataset(root, 'd', LOOM_FLOAT64, [4_c_int64_t, int(nranks, c_int64_t)], ds), 'a second one')
+    call ok(loom_dataset_write(ds, column, [1_c_int64_t, int(rank + 1, c_int64_t)], [4_c_int64_t, 1_c_int64_t]), &
+            'write my column of it')
+    call ok(loom_object_close(ds), 'close the dataset')
+    call ok(loom_object_close(root), 'close the root')
+    call ok(loom_file_close_async(f, req), 'a close that returns at once')
+    call expect(.not. c_associated(f%p), 'the file handle is freed')
+    call ok(loom_test(req, done), 'ask whether the close is done')
+    call expect(.not. done, 'the close waits for loom_wait')
+    call ok(loom_wait(req), 'wait for the close')
+
+    call ok(loom_file_open(path_of('requests'), LOOM_MODE_READ, f, engine=trim(engine)), 'open the file')
+    call ok(loom_file_root(f, root), 'the root group')
+    call ok(loom_open_dataset(root, 'c', ds), 'open the dataset')
+    all = 0
+    call ok(loom_dataset_read(ds, all), 'read it whole')
+    do j = 1, nranks
+      do i = 1, 4
+        call expect(all(i, j) == 10d0 * (j - 1) + i, 'c(i, j) as written before the flush')
+      end do
+    end do
+    call ok(loom_object_close(ds), 'close the dataset')
+    call ok(loom_open_dataset(root, 'd', ds), 'open the second one')
+    call ok(loom_dataset_read(ds, all), 'read it whole')
+    call expect(all(1, 1) == -1d0 .and. all(4, nranks) == -1d0, 'd as written before the close')
+    call ok(loom_object_close(ds), 'close the dataset')
     call ok(loom_object_close(root), 'close the root')
     call ok(loom_file_close(f), 'close the file')
   end subroutine
