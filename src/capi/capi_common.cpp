@@ -186,7 +186,8 @@ const char* const kCollective[] = {
     "loom_nc_create_f", "loom_nc_open_f", "loom_nc_def_dim", "loom_nc_def_var", "loom_nc_def_var_chunking",
     "loom_nc_def_var_deflate", "loom_nc_def_var_fill", "loom_nc_enddef", "loom_nc_redef", "loom_nc_put_att",
     "loom_nc_put_att_text", "loom_nc_set_records", "loom_nc_get_vara", "loom_nc_write_darray",
-    "loom_nc_read_darray", "loom_nc_sync", "loom_nc_close", "loom_nc_get_att", "loom_nc_get_att_text", "loom_file_close_async"};
+    "loom_nc_read_darray", "loom_nc_sync", "loom_nc_close", "loom_nc_get_att", "loom_nc_get_att_text",
+    "loom_file_close_async"};
 constexpr int kCollectiveCount = sizeof kCollective / sizeof kCollective[0];
 
 int collective_id(const char* function) {

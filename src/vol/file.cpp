@@ -424,7 +424,7 @@ void OpenFile::close(void** req) {
 }
 
 void close_all_files() {
-  complete_pending_closes();
+  complete_pending();
   std::vector<std::shared_ptr<OpenFile>> open;
   for (auto& [key, weak] : registry())
     if (auto f = weak.lock()) open.push_back(f);

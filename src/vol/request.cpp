@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <string_view>
 #include <vector>
 
 #include "vol/vol.hpp"
@@ -27,13 +26,25 @@ struct VolRequest {
 
 VolRequest& as_request(void* req) { return *static_cast<VolRequest*>(req); }
 
-// The closes HDF5 holds requests for, in the order they were begun: at
-// exit, those never waited for complete before MPI is finalised
-// (complete_pending_closes) - in that order, the same on every rank, since
-// each close is collective on its own file's ranks.
-std::vector<VolRequest*>& pending_closes() {
-  static std::vector<VolRequest*> closes;
-  return closes;
+// The requests HDF5 holds, in the order they were made: at exit, those
+// never waited for complete before MPI is finalised (complete_pending) - in
+// that order, the same on every rank, since each is collective on its own
+// file's ranks.
+std::vector<VolRequest*>& held() {
+  static std::vector<VolRequest*> requests;
+  return requests;
+}
+
+// Completes `r` (collective), keeping its error; true if it failed now.
+bool complete(VolRequest& r) {
+  if (!r.error.empty()) return false;
+  try {
+    r.request.wait();
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    return true;
+  }
+  return false;
 }
 
 // The wait is collective for a flush: every rank calls H5ESwait (or the
@@ -45,13 +56,7 @@ herr_t request_wait(void* req, uint64_t timeout, H5VL_request_status_t* status) 
     *status = H5VL_REQUEST_STATUS_IN_PROGRESS;
     return 0;
   }
-  if (r.error.empty()) {
-    try {
-      r.request.wait();
-    } catch (const std::exception& e) {
-      r.error = e.what();
-    }
-  }
+  complete(r);
   *status = r.error.empty() ? H5VL_REQUEST_STATUS_SUCCEED : H5VL_REQUEST_STATUS_FAIL;
   return 0;
 }
@@ -92,8 +97,8 @@ herr_t request_optional(void*, H5VL_optional_args_t*) {
 // A close freed without a wait completes here (File::close_async's request:
 // collectively, as HDF5 frees the event set's operations on every rank).
 herr_t request_free(void* req) {
-  auto& closes = pending_closes();
-  closes.erase(std::remove(closes.begin(), closes.end(), static_cast<VolRequest*>(req)), closes.end());
+  auto& requests = held();
+  requests.erase(std::remove(requests.begin(), requests.end(), static_cast<VolRequest*>(req)), requests.end());
   delete static_cast<VolRequest*>(req);
   return 0;
 }
@@ -105,23 +110,18 @@ void hand_over(Request request, void** req, const char* op) {
   *req = nullptr;
   if (request.test()) return request.wait();  // already complete: HDF5 keeps nothing
   auto* r = new VolRequest{std::move(request), op, {}};
-  if (std::string_view(op) == "H5Fclose_async") pending_closes().push_back(r);
+  held().push_back(r);
   *req = r;
 }
 
-void complete_pending_closes() {
+void complete_pending() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;  // the files' state reports them not closed
-  for (VolRequest* r : pending_closes()) {
-    if (!r->error.empty() || r->request.test()) continue;
-    try {
-      r->request.wait();
-    } catch (const std::exception& e) {
-      r->error = e.what();
-      std::fprintf(stderr, "h5loom VOL connector: a file closed with H5Fclose_async, at exit: %s\n", e.what());
-    }
-  }
+  for (VolRequest* r : held())
+    if (!r->request.test() && complete(*r))
+      std::fprintf(stderr, "h5loom VOL connector: %s never waited for, completed at exit: %s\n", r->op,
+                   r->error.c_str());
 }
 
 namespace routed {

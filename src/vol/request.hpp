@@ -12,9 +12,10 @@ namespace h5loom::vol {
 // completes it now, raising its error. `op` names the call in HDF5's error
 // stack (H5ESget_err_info).
 void hand_over(Request request, void** req, const char* op);
-// At exit, before MPI is finalised: completes the closes (H5Fclose_async)
-// whose event sets were never waited for, collectively as at a wait.
-void complete_pending_closes();
+// At exit, before MPI is finalised: completes the flushes and closes
+// (H5Fflush_async, H5Fclose_async) whose event sets were never waited for,
+// collectively as at a wait.
+void complete_pending();
 
 namespace routed {
 extern const H5VL_request_class_t kRequest;
